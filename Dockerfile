@@ -1,0 +1,24 @@
+# One image for the api, worker and beat services of docker-compose.yml.
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 \
+    HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+WORKDIR /srv/hippograph
+
+# Runtime dependencies first (pinned by constraints.txt), so code changes do not reinstall torch.
+COPY pyproject.toml constraints.txt ./
+RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" \
+      > /tmp/requirements.txt \
+ && pip install -c constraints.txt -r /tmp/requirements.txt
+
+# The code runs from this folder (it reads cypher/ beside app/).
+COPY README.md ./
+COPY app app
+COPY jobs jobs
+COPY cypher cypher
+RUN pip install --no-deps -e . \
+ && useradd --create-home hippograph && mkdir -p /data && chown hippograph /data
+USER hippograph
+ENV HIPPOGRAPH_DATA_DIR=/data
+EXPOSE 8000
+CMD ["python", "-m", "app"]

@@ -1,0 +1,1 @@
+"""Hippograph: shared long-term memory for LLM agents."""

@@ -1,0 +1,90 @@
+"""One error shape for every 4xx/5xx: {"error": {"code", "message", "field"?}, "request_id"}."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+log = logging.getLogger(__name__)
+
+REQUEST_ID_HEADER = "X-Request-ID"
+
+
+class ApiError(Exception):
+    """Raise from a route to answer with the standard error body."""
+
+    def __init__(
+        self, status_code: int, code: str, message: str, field: str | None = None, **extra: Any
+    ) -> None:
+        super().__init__(message)
+        self.status_code, self.code, self.message, self.field, self.extra = (
+            status_code,
+            code,
+            message,
+            field,
+            extra,
+        )
+
+
+def request_id(request: Request) -> str:
+    return getattr(request.state, "request_id", None) or str(uuid.uuid4())
+
+
+def error_response(
+    request: Request, status_code: int, code: str, message: str, field: str | None = None, **extra: Any
+) -> JSONResponse:
+    error: dict[str, Any] = {"code": code, "message": message}
+    if field is not None:
+        error["field"] = field
+    rid = request_id(request)
+    return JSONResponse(
+        {"error": error, "request_id": rid, **extra},
+        status_code=status_code,
+        headers={REQUEST_ID_HEADER: rid},
+    )
+
+
+def _field_path(location: tuple[Any, ...] | list[Any]) -> str:
+    # Drop the "body"/"query"/"path" prefix; keep list indexes: turns[3].text
+    parts = list(location[1:]) if location and location[0] in {"body", "query", "path"} else list(location)
+    path = ""
+    for part in parts:
+        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+    return path or "body"
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    @app.middleware("http")
+    async def assign_request_id(request: Request, call_next):  # type: ignore[no-untyped-def]
+        request.state.request_id = request.headers.get(REQUEST_ID_HEADER) or str(uuid.uuid4())
+        response = await call_next(request)
+        response.headers.setdefault(REQUEST_ID_HEADER, request.state.request_id)
+        return response
+
+    @app.exception_handler(ApiError)
+    async def api_error(request: Request, exc: ApiError) -> JSONResponse:
+        return error_response(request, exc.status_code, exc.code, exc.message, exc.field, **exc.extra)
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+        first = exc.errors()[0]
+        field = _field_path(first.get("loc", ()))
+        return error_response(
+            request, 422, "invalid_request", f"{field}: {first.get('msg', 'invalid')}", field
+        )
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        return error_response(request, exc.status_code, code, str(exc.detail))
+
+    @app.exception_handler(Exception)
+    async def unexpected_error(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unhandled error on %s %s", request.method, request.url.path)
+        return error_response(request, 500, "internal_error", "internal error; see the server log")

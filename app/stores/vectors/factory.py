@@ -1,0 +1,21 @@
+"""Pick the vector backend from the settings: a Qdrant server when QDRANT_URL is set, else Edge."""
+
+from __future__ import annotations
+
+from app.settings import Settings
+from app.stores.vectors.base import VectorStore
+
+
+def open_vector_store(settings: Settings, dimension: int) -> VectorStore:
+    if settings.qdrant_url:
+        from qdrant_client import QdrantClient
+
+        from app.stores.vectors.qdrant_server import QdrantClientVectorStore
+
+        api_key = settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None
+        client = QdrantClient(url=settings.qdrant_url, api_key=api_key, timeout=10)
+        return QdrantClientVectorStore(client, settings.qdrant_collection, dimension)
+
+    from app.stores.vectors.qdrant_edge import EdgeVectorStore
+
+    return EdgeVectorStore(settings.vector_dir, dimension)

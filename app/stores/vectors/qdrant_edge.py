@@ -1,0 +1,108 @@
+"""Qdrant Edge backend: Qdrant's own engine in-process, the default when no server is configured.
+
+Why this and not qdrant-client's local mode: measured at 100k x 384 on 2 cores, Edge answers a
+filtered top-10 in ~2 ms (full scan ~20 ms) and is thread-safe; local mode takes 150-230 ms,
+1.3 s filtered, and corrupts writes under threads. One process may own the shard folder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import qdrant_edge as edge
+
+from app.stores.vectors.base import (
+    NAMESPACE_KEY,
+    NODE_ID_KEY,
+    PayloadMatch,
+    VectorDimensionError,
+    VectorHit,
+    VectorRecord,
+    VectorStore,
+    point_id,
+)
+
+_VECTOR_NAME = "dense"
+
+
+class EdgeVectorStore(VectorStore):
+    backend = "qdrant-edge"
+
+    def __init__(self, path: Path, dimension: int) -> None:
+        super().__init__(dimension)
+        self.path = path
+        config = edge.EdgeConfig(
+            vectors={_VECTOR_NAME: edge.EdgeVectorParams(size=dimension, distance=edge.Distance.Cosine)}
+        )
+        if path.exists() and any(path.iterdir()):
+            try:
+                self.shard = edge.EdgeShard.load(str(path), config)
+            except Exception as exc:  # the engine reports mismatches as a generic runtime error
+                if "dimension" in str(exc).lower() or "size" in str(exc).lower():
+                    raise VectorDimensionError(f"{path}: {exc}") from exc
+                raise
+        else:
+            path.mkdir(parents=True, exist_ok=True)
+            self.shard = edge.EdgeShard.create(str(path), config)
+            self.shard.update(
+                edge.UpdateOperation.create_field_index(NAMESPACE_KEY, edge.PayloadSchemaType.Keyword)
+            )
+
+    def upsert(self, namespace: str, records: Sequence[VectorRecord]) -> None:
+        if not records:
+            return
+        points = [
+            edge.Point(
+                point_id(namespace, r.node_id),
+                {_VECTOR_NAME: [float(x) for x in r.vector]},
+                self._payload(namespace, r),
+            )
+            for r in records
+        ]
+        self.shard.update(edge.UpdateOperation.upsert_points(points))
+
+    def search(
+        self, namespace: str, vector: Sequence[float], limit: int, match: PayloadMatch | None = None
+    ) -> list[VectorHit]:
+        points = self.shard.query(
+            edge.QueryRequest(
+                limit=limit,
+                query=edge.Query.Nearest([float(x) for x in vector], using=_VECTOR_NAME),
+                filter=_filter(namespace, match),
+                with_payload=True,
+            )
+        )
+        return [
+            VectorHit(node_id=str(p.payload[NODE_ID_KEY]), score=float(p.score), payload=dict(p.payload))
+            for p in points
+            if p.payload
+        ]
+
+    def delete(self, namespace: str, node_ids: Sequence[str]) -> None:
+        if node_ids:
+            self.shard.update(edge.UpdateOperation.delete_points([point_id(namespace, n) for n in node_ids]))
+
+    def delete_namespace(self, namespace: str) -> None:
+        self.shard.update(edge.UpdateOperation.delete_points_by_filter(_filter(namespace)))
+
+    def count(self, namespace: str) -> int:
+        return int(self.shard.count(edge.CountRequest(exact=True, filter=_filter(namespace))))
+
+    def ping(self) -> None:
+        self.shard.info()
+
+    def close(self) -> None:
+        self.shard.flush()
+        self.shard.close()
+
+
+def _filter(namespace: str, match: PayloadMatch | None = None) -> edge.Filter:
+    must: list[Any] = [edge.FieldCondition(key=NAMESPACE_KEY, match=edge.MatchValue(namespace))]
+    for key, value in (match or {}).items():
+        condition = (
+            edge.MatchValue(value) if isinstance(value, str | int | bool) else edge.MatchAny(list(value))
+        )
+        must.append(edge.FieldCondition(key=key, match=condition))
+    return edge.Filter(must=must)

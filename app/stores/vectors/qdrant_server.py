@@ -1,0 +1,137 @@
+"""qdrant-client backend: a Qdrant server in production; qdrant-client's local mode in tests."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, nullcontext
+
+from qdrant_client import QdrantClient, models
+
+from app.stores.vectors.base import (
+    NAMESPACE_KEY,
+    NODE_ID_KEY,
+    PayloadMatch,
+    VectorDimensionError,
+    VectorHit,
+    VectorRecord,
+    VectorStore,
+    point_id,
+)
+
+
+class QdrantClientVectorStore(VectorStore):
+    backend = "qdrant-client"
+
+    def __init__(self, client: QdrantClient, collection: str, dimension: int) -> None:
+        super().__init__(dimension)
+        self.client = client
+        self.collection = collection
+        # qdrant-client's local mode is not thread-safe (infra-notes §2); a server client is.
+        self._lock = threading.Lock() if _is_local(client) else None
+        self._ensure_collection()
+
+    @contextmanager
+    def _serialized(self) -> Iterator[None]:
+        with self._lock or nullcontext():
+            yield
+
+    def _ensure_collection(self) -> None:
+        with self._serialized():
+            if self.client.collection_exists(self.collection):
+                params = self.client.get_collection(self.collection).config.params.vectors
+                size = params.size if isinstance(params, models.VectorParams) else None
+                if size != self.dimension:
+                    raise VectorDimensionError(
+                        f"collection {self.collection} holds {size}-d vectors, "
+                        f"the model gives {self.dimension}"
+                    )
+                return
+            self.client.create_collection(
+                self.collection,
+                vectors_config=models.VectorParams(size=self.dimension, distance=models.Distance.COSINE),
+            )
+            if not _is_local(self.client):  # local mode ignores payload indexes (and warns)
+                self.client.create_payload_index(
+                    self.collection,
+                    NAMESPACE_KEY,
+                    models.KeywordIndexParams(type=models.KeywordIndexType.KEYWORD, is_tenant=True),
+                )
+
+    def upsert(self, namespace: str, records: Sequence[VectorRecord]) -> None:
+        if not records:
+            return
+        points = [
+            models.PointStruct(
+                id=point_id(namespace, r.node_id),
+                vector=[float(x) for x in r.vector],
+                payload=self._payload(namespace, r),
+            )
+            for r in records
+        ]
+        with self._serialized():
+            self.client.upsert(self.collection, points=points, wait=True)
+
+    def search(
+        self, namespace: str, vector: Sequence[float], limit: int, match: PayloadMatch | None = None
+    ) -> list[VectorHit]:
+        with self._serialized():
+            response = self.client.query_points(
+                self.collection,
+                query=[float(x) for x in vector],
+                query_filter=_filter(namespace, match),
+                limit=limit,
+                with_payload=True,
+            )
+        return [
+            VectorHit(node_id=str(p.payload[NODE_ID_KEY]), score=float(p.score), payload=dict(p.payload))
+            for p in response.points
+            if p.payload
+        ]
+
+    def delete(self, namespace: str, node_ids: Sequence[str]) -> None:
+        if not node_ids:
+            return
+        with self._serialized():
+            self.client.delete(
+                self.collection,
+                points_selector=models.PointIdsList(points=[point_id(namespace, n) for n in node_ids]),
+                wait=True,
+            )
+
+    def delete_namespace(self, namespace: str) -> None:
+        with self._serialized():
+            self.client.delete(
+                self.collection, points_selector=models.FilterSelector(filter=_filter(namespace)), wait=True
+            )
+
+    def count(self, namespace: str) -> int:
+        with self._serialized():
+            return self.client.count(self.collection, count_filter=_filter(namespace), exact=True).count
+
+    def ping(self) -> None:
+        with self._serialized():
+            self.client.collection_exists(self.collection)
+
+    def close(self) -> None:
+        self.client.close()
+
+
+def _is_local(client: QdrantClient) -> bool:
+    from qdrant_client.local.qdrant_local import QdrantLocal
+
+    return isinstance(getattr(client, "_client", None), QdrantLocal)
+
+
+def _filter(namespace: str, match: PayloadMatch | None = None) -> models.Filter:
+    must: list[models.Condition] = [
+        models.FieldCondition(key=NAMESPACE_KEY, match=models.MatchValue(value=namespace))
+    ]
+    for key, value in (match or {}).items():
+        condition: models.Match = (
+            models.MatchValue(value=value)
+            if isinstance(value, str | int | bool)
+            else models.MatchAny(any=list(value))
+        )
+        must.append(models.FieldCondition(key=key, match=condition))
+    return models.Filter(must=must)

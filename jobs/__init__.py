@@ -1,0 +1,1 @@
+"""Background work: the Celery app, its tasks and the beat schedule."""

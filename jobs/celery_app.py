@@ -1,0 +1,38 @@
+"""The Celery application. Separate processes in production:
+
+    celery -A jobs.celery_app worker      celery -A jobs.celery_app beat
+
+In the embedded run (no QDRANT_URL) the API process hosts both, see `jobs/embedded.py`.
+"""
+
+from __future__ import annotations
+
+from celery import Celery
+
+from app.settings import Settings, get_settings
+
+
+def create_celery(settings: Settings) -> Celery:
+    app = Celery("hippograph", broker=settings.redis_url, backend=settings.redis_url)
+    app.conf.update(
+        task_serializer="json",
+        accept_content=["json"],
+        result_serializer="json",
+        timezone="UTC",
+        enable_utc=True,
+        # A task is acknowledged only after it ran, and re-delivered if its worker dies: every
+        # task must therefore be idempotent.
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        worker_prefetch_multiplier=1,
+        # Must exceed the longest task, or the broker re-delivers a task that is still running.
+        broker_transport_options={"visibility_timeout": 3600},
+        broker_connection_retry_on_startup=True,
+        result_expires=3600,
+        beat_schedule_filename=str(settings.data_dir / "celerybeat-schedule"),
+        beat_schedule={},
+    )
+    return app
+
+
+celery_app = create_celery(get_settings())

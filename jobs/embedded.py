@@ -1,0 +1,63 @@
+"""Host the Celery worker and beat inside the API process (the embedded run).
+
+The embedded vector engine admits one owning process, so in that run the process that owns it
+must also run the tasks that write vectors. Pitfalls this handles (infra-notes §4): the app must be
+made current or results are never stored; `WorkController` (not `Worker`) because signal handlers
+are main-thread only; a thread pool, never prefork inside uvicorn; beat as a thread.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+from celery import Celery
+from celery.beat import EmbeddedService
+
+from app.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+class EmbeddedJobs:
+    def __init__(self, celery: Celery, settings: Settings, concurrency: int = 2) -> None:
+        self.celery = celery
+        self.settings = settings
+        self.concurrency = concurrency
+        self.hostname = f"embedded-{settings.port}@hippograph"
+        self._worker_thread: threading.Thread | None = None
+        self._worker: Any = None  # celery.worker.WorkController (created in start)
+        self._beat: EmbeddedService | None = None
+
+    def start(self) -> None:
+        self.settings.data_dir.mkdir(parents=True, exist_ok=True)
+        self.celery.finalize()
+        self.celery.set_current()
+        self.celery.set_default()
+        self._worker = self.celery.WorkController(
+            hostname=self.hostname,
+            pool_cls="threads",
+            concurrency=self.concurrency,
+            without_heartbeat=True,
+            without_mingle=True,
+            without_gossip=True,
+            loglevel="WARNING",
+        )
+        self._worker_thread = threading.Thread(target=self._worker.start, name="celery-worker", daemon=True)
+        self._worker_thread.start()
+        self._beat = EmbeddedService(
+            self.celery,
+            thread=True,
+            schedule_filename=str(self.settings.data_dir / "celerybeat-schedule"),
+        )
+        self._beat.start()
+        log.info("embedded Celery worker %s and beat started", self.hostname)
+
+    def stop(self) -> None:
+        if self._beat is not None:
+            self._beat.stop()
+        if self._worker is not None:
+            self._worker.stop(in_sighandler=False)
+        if self._worker_thread is not None:
+            self._worker_thread.join(timeout=10)

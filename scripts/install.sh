@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Install everything Hippograph needs on a fresh machine: the Python environment (.venv), Debian's
+# redis-server, and the Neo4j server jars from Maven Central. Safe to re-run: each step is skipped
+# when already done.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+python_bin=${PYTHON:-python3}
+"$python_bin" -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
+  || { echo "error: Python >= 3.11 is required ($python_bin is $("$python_bin" --version 2>&1))" >&2; exit 2; }
+
+# 1. Python dependencies, pinned by constraints.txt (torch alone is ~3 GB; pip's cache makes reinstalls free).
+[ -x .venv/bin/python ] || "$python_bin" -m venv .venv
+stamp=.venv/.hippograph-installed
+want=$(cat pyproject.toml constraints.txt | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  echo "installing Python dependencies into .venv ..."
+  .venv/bin/python -m pip install -q --upgrade pip
+  .venv/bin/python -m pip install -q -c constraints.txt -e ".[dev]"
+  echo "$want" > "$stamp"
+fi
+
+# 2. Redis from Debian's packages (no systemd needed: scripts/redis_local.py starts it).
+if ! command -v redis-server >/dev/null 2>&1; then
+  echo "installing redis-server from Debian's packages ..."
+  sudo_cmd=""; [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq redis-server >/dev/null
+fi
+
+# 3. The Neo4j server jars (cached in .cache/neo4j/<version>/lib).
+.venv/bin/python scripts/neo4j_local.py fetch

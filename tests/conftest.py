@@ -1,0 +1,181 @@
+"""Real engines for the suite, found in this order:
+
+1. `NEO4J_URI` / `REDIS_URL` / `QDRANT_URL` from the environment;
+2. testcontainers, when a Docker engine answers;
+3. otherwise the local services, started through `scripts/neo4j_local.py` and `scripts/redis_local.py`
+   on test ports with their own data folder, and stopped at the end.
+
+A service that cannot be had fails the tests that need it; nothing is skipped for a missing engine.
+Qdrant has no local server here: without `QDRANT_URL` or Docker the qdrant-client backend is tested
+in qdrant-client's local mode, and the default backend (Qdrant Edge) is always in-process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+TEST_SERVICES_DIR = REPO / "data" / "test-services"
+TEST_NEO4J_PORT = 17687
+TEST_REDIS_PORT = 16379
+
+
+@dataclass
+class Services:
+    neo4j_uri: str
+    neo4j_user: str
+    neo4j_password: str
+    redis_url: str
+    qdrant_url: str | None
+    versions: dict[str, str] = field(default_factory=dict)
+
+
+def docker_available() -> bool:
+    try:
+        import docker
+
+        docker.from_env(timeout=3).ping()
+        return True
+    except Exception:
+        return False
+
+
+def run_script(script: str, *args: str) -> str:
+    result = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / script), *args], capture_output=True, text=True, cwd=REPO
+    )
+    if result.returncode != 0:
+        pytest.fail(f"{script} {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}", pytrace=False)
+    return result.stdout.strip()
+
+
+@pytest.fixture(scope="session")
+def services(request: pytest.FixtureRequest) -> Iterator[Services]:
+    with contextlib.ExitStack() as stack:
+        use_docker = not (os.environ.get("NEO4J_URI") and os.environ.get("REDIS_URL")) and docker_available()
+        neo4j_uri, user, password = _neo4j(stack, use_docker)
+        redis_url = _redis(stack, use_docker)
+        qdrant_url = os.environ.get("QDRANT_URL") or (_qdrant_container(stack) if use_docker else None)
+        found = Services(neo4j_uri, user, password, redis_url, qdrant_url)
+        found.versions = _engine_versions(found)
+        request.config.stash[SERVICES_KEY] = found
+        yield found
+
+
+SERVICES_KEY = pytest.StashKey[Services]()
+
+
+def _neo4j(stack: contextlib.ExitStack, use_docker: bool) -> tuple[str, str, str]:
+    if uri := os.environ.get("NEO4J_URI"):
+        return uri, os.environ.get("NEO4J_USER", "neo4j"), os.environ.get("NEO4J_PASSWORD", "")
+    if use_docker:
+        from testcontainers.community.neo4j import Neo4jContainer
+
+        container = stack.enter_context(Neo4jContainer("neo4j:5.26-community", password="hippograph-test"))
+        return container.get_connection_url(), container.username, container.password
+    home = TEST_SERVICES_DIR / "neo4j"
+    run_script("neo4j_local.py", "start", "--port", str(TEST_NEO4J_PORT), "--home", str(home),
+               "--heap", "768m", "--pagecache", "256m")  # fmt: skip
+    stack.callback(run_script, "neo4j_local.py", "stop", "--port", str(TEST_NEO4J_PORT), "--home", str(home))
+    return f"bolt://127.0.0.1:{TEST_NEO4J_PORT}", "neo4j", ""
+
+
+def _redis(stack: contextlib.ExitStack, use_docker: bool) -> str:
+    if url := os.environ.get("REDIS_URL"):
+        return url
+    if use_docker:
+        from testcontainers.community.redis import RedisContainer
+
+        container = stack.enter_context(RedisContainer("redis:7"))
+        return f"redis://{container.get_container_host_ip()}:{container.get_exposed_port(6379)}/0"
+    data_dir = TEST_SERVICES_DIR / "redis"
+    run_script("redis_local.py", "start", "--port", str(TEST_REDIS_PORT), "--dir", str(data_dir))
+    stack.callback(
+        run_script, "redis_local.py", "stop", "--port", str(TEST_REDIS_PORT), "--dir", str(data_dir)
+    )
+    return f"redis://127.0.0.1:{TEST_REDIS_PORT}/0"
+
+
+def _qdrant_container(stack: contextlib.ExitStack) -> str:
+    from testcontainers.community.qdrant import QdrantContainer
+
+    container = stack.enter_context(QdrantContainer("qdrant/qdrant:v1.16.2"))
+    return f"http://{container.rest_host_address}"
+
+
+def _engine_versions(found: Services) -> dict[str, str]:
+    import redis
+
+    from app.stores.graph import GraphStore
+
+    store = GraphStore.connect(make_settings(found, REPO / "data"))
+    client = redis.Redis.from_url(found.redis_url)
+    try:
+        return {
+            "neo4j": f"{found.neo4j_uri}  {store.server_version()}",
+            "redis": f"{found.redis_url}  Redis {client.info('server')['redis_version']}",
+            "qdrant": found.qdrant_url or "qdrant-client local mode + Qdrant Edge (in-process)",
+        }
+    finally:
+        store.close()
+        client.close()
+
+
+def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:  # type: ignore[no-untyped-def]
+    found = config.stash.get(SERVICES_KEY, None)
+    if found is not None:
+        terminalreporter.section("engines used")
+        for name, version in found.versions.items():
+            terminalreporter.write_line(f"{name:<7} {version}")
+
+
+def make_settings(found: Services, data_dir: Path, **overrides: str):  # type: ignore[no-untyped-def]
+    from app.settings import Settings
+
+    values = {
+        "NEO4J_URI": found.neo4j_uri,
+        "NEO4J_USER": found.neo4j_user,
+        "NEO4J_PASSWORD": found.neo4j_password,
+        "REDIS_URL": found.redis_url,
+        "HIPPOGRAPH_DATA_DIR": str(data_dir),
+        **overrides,
+    }
+    return Settings(**values)
+
+
+@pytest.fixture
+def settings(services: Services, tmp_path: Path):  # type: ignore[no-untyped-def]
+    """Settings for the real engines, with a private data folder (so a private embedded vector shard)."""
+    return make_settings(services, tmp_path)
+
+
+@pytest.fixture(scope="session")
+def embedder():  # type: ignore[no-untyped-def]
+    from app.embedding import Embedder, resolve_model_path
+    from app.settings import PACKAGED_MINILM
+
+    return Embedder(resolve_model_path(PACKAGED_MINILM))
+
+
+@pytest.fixture
+def namespace() -> str:
+    """A namespace of its own for each test, so no test sees another's data."""
+    return f"t-{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture
+def unused_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])

@@ -1,0 +1,49 @@
+from fastapi.testclient import TestClient
+
+from app.api.main import create_app
+from app.runtime import Runtime
+
+
+def test_healthz_and_readyz_report_every_engine_ok(settings, embedder) -> None:
+    runtime = Runtime.open(settings, host_jobs=False, embedder=embedder)
+    try:
+        with TestClient(create_app(runtime=runtime)) as client:
+            assert client.get("/healthz").json() == {"status": "ok"}
+            response = client.get("/readyz")
+            assert response.status_code == 200, response.text
+            body = response.json()
+            assert body["status"] == "ok"
+            assert body["checks"] == {name: {"status": "ok"} for name in ("neo4j", "redis", "vectors")}
+            assert response.headers["X-Request-ID"]
+    finally:
+        runtime.close()
+
+
+def test_unknown_route_uses_the_error_shape(settings, embedder) -> None:
+    runtime = Runtime.open(settings, host_jobs=False, embedder=embedder)
+    try:
+        with TestClient(create_app(runtime=runtime)) as client:
+            response = client.get("/nope", headers={"X-Request-ID": "req-123"})
+            assert response.status_code == 404
+            assert response.json() == {
+                "error": {"code": "not_found", "message": "Not Found"},
+                "request_id": "req-123",
+            }
+    finally:
+        runtime.close()
+
+
+def test_readyz_names_redis_when_it_is_unreachable(settings, embedder, unused_port) -> None:
+    broken = settings.model_copy(update={"redis_url": f"redis://127.0.0.1:{unused_port}/0"})
+    runtime = Runtime.open(broken, host_jobs=False, embedder=embedder)
+    try:
+        with TestClient(create_app(runtime=runtime)) as client:
+            response = client.get("/readyz")
+            assert response.status_code == 503
+            body = response.json()
+            assert body["error"]["code"] == "not_ready"
+            assert body["error"]["message"].startswith("redis down:")
+            assert body["checks"]["redis"]["status"] == "down" and body["checks"]["redis"]["reason"]
+            assert body["checks"]["neo4j"] == {"status": "ok"}
+    finally:
+        runtime.close()

@@ -1,0 +1,53 @@
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from app.settings import PACKAGED_MINILM, Settings
+
+
+def test_defaults_point_at_local_engines_and_embedded_vectors() -> None:
+    settings = Settings()
+    assert settings.neo4j_uri == "bolt://127.0.0.1:7687"
+    assert settings.redis_url == "redis://127.0.0.1:6379/0"
+    assert settings.port == 8000
+    assert settings.embedding_model == PACKAGED_MINILM
+    assert settings.embedded_vectors is True
+    assert settings.vector_dir == Path("data") / "vectors"
+    assert settings.neo4j_auth is None  # empty password: the local server runs without auth
+
+
+def test_environment_is_read_by_the_documented_names(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("NEO4J_URI", "bolt://db.example:7699")
+    monkeypatch.setenv("NEO4J_USER", "alice")
+    monkeypatch.setenv("NEO4J_PASSWORD", "s3cret")
+    monkeypatch.setenv("QDRANT_URL", "http://qdrant:6333")
+    monkeypatch.setenv("REDIS_URL", "redis://cache:6390/2")
+    monkeypatch.setenv("EMBEDDING_MODEL", "/models/minilm")
+    monkeypatch.setenv("HIPPOGRAPH_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("HIPPOGRAPH_PORT", "9123")
+    monkeypatch.setenv("HIPPOGRAPH_ADMIN_KEY", "admin-key")
+    settings = Settings()
+    assert settings.neo4j_auth == ("alice", "s3cret")
+    assert settings.neo4j_port == 7699
+    assert settings.redis_port == 6390
+    assert settings.embedded_vectors is False
+    assert settings.qdrant_url == "http://qdrant:6333"
+    assert settings.embedding_model == "/models/minilm"
+    assert settings.data_dir == tmp_path
+    assert settings.vector_dir == tmp_path / "vectors"
+    assert settings.port == 9123
+    assert settings.admin_key is not None and settings.admin_key.get_secret_value() == "admin-key"
+
+
+def test_qdrant_path_overrides_the_default_vector_folder(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("QDRANT_PATH", str(tmp_path / "shard"))
+    assert Settings().vector_dir == tmp_path / "shard"
+
+
+def test_a_bad_port_is_rejected_naming_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HIPPOGRAPH_PORT", "70000")
+    with pytest.raises(ValidationError, match="HIPPOGRAPH_PORT"):
+        Settings()

@@ -1,0 +1,116 @@
+"""Each vector backend, on real engines: Qdrant Edge in-process, and qdrant-client against a Qdrant
+server (QDRANT_URL or testcontainers) or, where neither exists, qdrant-client's local mode."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from qdrant_client import QdrantClient
+
+from app.stores.vectors import VectorRecord, VectorStore
+from app.stores.vectors.base import VectorDimensionError, point_id
+from app.stores.vectors.qdrant_edge import EdgeVectorStore
+from app.stores.vectors.qdrant_server import QdrantClientVectorStore
+
+SENTENCES = {
+    "tea": "I like drinking green tea in the morning",
+    "car": "My car is a red Model Y",
+    "berlin": "I moved to Berlin last spring",
+    "chinese-tea": "我每天早上喝绿茶",
+}
+
+
+@pytest.fixture(params=["qdrant-edge", "qdrant-client"])
+def store(request: pytest.FixtureRequest, services, tmp_path: Path, embedder) -> Iterator[VectorStore]:
+    if request.param == "qdrant-edge":
+        vector_store: VectorStore = EdgeVectorStore(tmp_path / "shard", embedder.dimension)
+    else:
+        client = QdrantClient(url=services.qdrant_url) if services.qdrant_url else QdrantClient(":memory:")
+        vector_store = QdrantClientVectorStore(client, f"test_{uuid.uuid4().hex[:8]}", embedder.dimension)
+    yield vector_store
+    vector_store.close()
+
+
+def _records(embedder, keys: list[str], **payload: str) -> list[VectorRecord]:
+    vectors = embedder.embed([SENTENCES[k] for k in keys])
+    return [
+        VectorRecord(f"knowledge:{k}", v, {"type": "Knowledge", **payload})
+        for k, v in zip(keys, vectors, strict=True)
+    ]
+
+
+def test_upsert_then_search_finds_the_semantic_neighbour(
+    store: VectorStore, embedder, namespace: str
+) -> None:
+    store.upsert(namespace, _records(embedder, ["tea", "car", "berlin"]))
+    hits = store.search(namespace, embedder.embed(["What do I drink for breakfast?"])[0], limit=3)
+    assert [h.node_id for h in hits][0] == "knowledge:tea"
+    assert hits[0].score > hits[1].score >= hits[2].score
+    assert hits[0].payload["namespace"] == namespace and hits[0].payload["type"] == "Knowledge"
+    assert store.count(namespace) == 3
+
+
+def test_namespaces_never_see_each_other(store: VectorStore, embedder, namespace: str) -> None:
+    other = f"{namespace}-other"
+    store.upsert(namespace, _records(embedder, ["tea"]))
+    store.upsert(other, _records(embedder, ["car"]))
+    query = embedder.embed([SENTENCES["tea"]])[0]
+    assert [h.node_id for h in store.search(other, query, limit=5)] == ["knowledge:car"]
+    store.delete_namespace(other)
+    assert store.count(other) == 0
+    assert store.count(namespace) == 1
+
+
+def test_upserting_a_node_again_replaces_its_vector(store: VectorStore, embedder, namespace: str) -> None:
+    store.upsert(namespace, _records(embedder, ["tea"]))
+    replaced = VectorRecord("knowledge:tea", embedder.embed([SENTENCES["car"]])[0], {"type": "Knowledge"})
+    store.upsert(namespace, [replaced])
+    assert store.count(namespace) == 1
+    hit = store.search(namespace, embedder.embed(["which car do I drive"])[0], limit=1)[0]
+    assert hit.node_id == "knowledge:tea" and hit.score > 0.5
+
+
+def test_payload_filters_and_delete(store: VectorStore, embedder, namespace: str) -> None:
+    store.upsert(namespace, _records(embedder, ["tea", "car"], kind="a"))
+    store.upsert(namespace, [VectorRecord("dialogue:b", embedder.embed(["hello"])[0], {"type": "Dialogue"})])
+    query = embedder.embed(["anything"])[0]
+    assert {h.node_id for h in store.search(namespace, query, 10, match={"type": "Dialogue"})} == {
+        "dialogue:b"
+    }
+    assert len(store.search(namespace, query, 10, match={"type": ["Dialogue", "Knowledge"]})) == 3
+    store.delete(namespace, ["knowledge:tea", "dialogue:b"])
+    assert [h.node_id for h in store.search(namespace, query, 10)] == ["knowledge:car"]
+
+
+def test_cross_lingual_text_is_stored_and_found(store: VectorStore, embedder, namespace: str) -> None:
+    store.upsert(namespace, _records(embedder, ["chinese-tea", "car"]))
+    hits = store.search(namespace, embedder.embed(["我每天早上喝绿茶"])[0], limit=1)
+    assert hits[0].node_id == "knowledge:chinese-tea" and hits[0].score > 0.99
+
+
+def test_wrong_dimension_is_refused(store: VectorStore, namespace: str) -> None:
+    with pytest.raises(VectorDimensionError, match="expected 384"):
+        store.upsert(namespace, [VectorRecord("knowledge:x", [0.1, 0.2])])
+
+
+def test_edge_shard_keeps_vectors_across_reopen(tmp_path: Path, embedder, namespace: str) -> None:
+    path = tmp_path / "shard"
+    first = EdgeVectorStore(path, embedder.dimension)
+    first.upsert(namespace, _records(embedder, ["tea", "berlin"]))
+    first.close()
+    reopened = EdgeVectorStore(path, embedder.dimension)
+    try:
+        assert reopened.count(namespace) == 2
+        hits = reopened.search(namespace, embedder.embed(["where do I live now"])[0], limit=1)
+        assert hits[0].node_id == "knowledge:berlin"
+    finally:
+        reopened.close()
+
+
+def test_point_ids_are_stable_and_namespace_scoped() -> None:
+    assert point_id("a", "knowledge:1") == point_id("a", "knowledge:1")
+    assert point_id("a", "knowledge:1") != point_id("b", "knowledge:1")
+    assert str(uuid.UUID(point_id("a", "knowledge:1"))) == point_id("a", "knowledge:1")
