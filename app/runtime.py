@@ -1,13 +1,21 @@
-"""The engines one process holds open, built from the settings and closed together."""
+"""The engines one process holds open and the memory operations built on them."""
 
 from __future__ import annotations
 
+import logging
+import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import neo4j.exceptions
 import redis
 
+from app.domain.importance import ImportanceRules
 from app.embedding import Embedder
+from app.memory.forgetting import Forgetting
+from app.memory.learning import HebbianLearning
+from app.memory.namespaces import Namespaces
+from app.memory.nodes import MemoryNodes
 from app.readiness import EngineStatus, probe_engines
 from app.settings import Settings
 from app.stores.graph import GraphStore
@@ -16,6 +24,8 @@ from app.stores.vectors import VectorStore, open_vector_store
 
 if TYPE_CHECKING:
     from jobs.embedded import EmbeddedJobs
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -26,13 +36,25 @@ class Runtime:
     embedder: Embedder
     vectors: VectorStore
     jobs: EmbeddedJobs | None = field(default=None)
+    _schema_applied: bool = field(default=False, repr=False)
+    _schema_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def __post_init__(self) -> None:
+        self.namespaces = Namespaces(self.graph, self.vectors, self.redis)
+        self.nodes = MemoryNodes(
+            self.graph,
+            self.vectors,
+            self.embedder,
+            ImportanceRules.load(),
+            recent_window_minutes=self.settings.recent_window_minutes,
+        )
+        self.forgetting = Forgetting(self.graph, self.vectors, self.namespaces)
+        self.learning = HebbianLearning(self.graph, self.redis)
 
     @classmethod
-    def open(
-        cls, settings: Settings, host_jobs: bool | None = None, embedder: Embedder | None = None
-    ) -> Runtime:
+    def open(cls, settings: Settings, host_jobs: bool | None = None, embedder: Embedder | None = None) -> Runtime:
         """Open every engine. `host_jobs` defaults to the embedded run (no Qdrant server); pass an
-        `embedder` to share one already loaded."""
+        `embedder` to share one already loaded. Starts even when Neo4j is down (readiness says so)."""
         embedder = embedder or Embedder.from_settings(settings)
         runtime = cls(
             settings=settings,
@@ -41,23 +63,34 @@ class Runtime:
             embedder=embedder,
             vectors=open_vector_store(settings, embedder.dimension),
         )
+        try:
+            runtime.ensure_schema()
+        except neo4j.exceptions.DriverError as exc:
+            log.warning("Neo4j unavailable at start-up (%s); the schema is applied once it answers", exc)
         if settings.embedded_vectors if host_jobs is None else host_jobs:
-            from jobs.celery_app import celery_app
             from jobs.embedded import EmbeddedJobs
 
-            runtime.jobs = EmbeddedJobs(celery_app, settings)
+            runtime.jobs = EmbeddedJobs(runtime)
             runtime.jobs.start()
         return runtime
 
+    def ensure_schema(self) -> None:
+        """Apply `cypher/schema.cypher` once per process (idempotent in Neo4j as well)."""
+        if self._schema_applied:
+            return
+        with self._schema_lock:
+            if not self._schema_applied:
+                self.graph.apply_schema()
+                self._schema_applied = True
+
+    def _probe_neo4j(self) -> None:
+        self.graph.ping(timeout_s=self.settings.readiness_timeout_s)
+        self.ensure_schema()
+
     def readiness(self) -> dict[str, EngineStatus]:
-        timeout = self.settings.readiness_timeout_s
         return probe_engines(
-            {
-                "neo4j": lambda: self.graph.ping(timeout_s=timeout),
-                "redis": self.redis.ping,
-                "vectors": self.vectors.ping,
-            },
-            timeout_s=timeout,
+            {"neo4j": self._probe_neo4j, "redis": self.redis.ping, "vectors": self.vectors.ping},
+            timeout_s=self.settings.readiness_timeout_s,
         )
 
     def close(self) -> None:

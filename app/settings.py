@@ -41,6 +41,9 @@ class Settings(BaseSettings):
     port: int = Field(8000, alias="HIPPOGRAPH_PORT", ge=1, le=65535)
     admin_key: SecretStr | None = Field(None, alias="HIPPOGRAPH_ADMIN_KEY")
 
+    # A memory created within this many minutes is RECENT (a derived tag).
+    recent_window_minutes: float = Field(30.0, alias="HIPPOGRAPH_RECENT_WINDOW_MINUTES", gt=0)
+
     # Seconds a readiness probe waits for one engine before calling it down.
     readiness_timeout_s: float = Field(2.0, alias="HIPPOGRAPH_READINESS_TIMEOUT")
 

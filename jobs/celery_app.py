@@ -13,7 +13,7 @@ from app.settings import Settings, get_settings
 
 
 def create_celery(settings: Settings) -> Celery:
-    app = Celery("hippograph", broker=settings.redis_url, backend=settings.redis_url)
+    app = Celery("hippograph", broker=settings.redis_url, backend=settings.redis_url, include=["jobs.tasks"])
     app.conf.update(
         task_serializer="json",
         accept_content=["json"],
@@ -30,7 +30,16 @@ def create_celery(settings: Settings) -> Celery:
         broker_connection_retry_on_startup=True,
         result_expires=3600,
         beat_schedule_filename=str(settings.data_dir / "celerybeat-schedule"),
-        beat_schedule={},
+        beat_schedule={
+            "flush-learning": {
+                "task": "hippograph.flush_learning",
+                "schedule": 60.0,
+                "options": {"expires": 55},
+            },
+            "decay": {"task": "hippograph.decay", "schedule": 900.0, "options": {"expires": 800}},
+            # After decay, so pruning ranks by fresh activations.
+            "prune": {"task": "hippograph.prune", "schedule": 3600.0, "options": {"expires": 3000}},
+        },
     )
     return app
 

@@ -10,28 +10,37 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from celery import Celery
 from celery.beat import EmbeddedService
 
-from app.settings import Settings
+from jobs.context import use_runtime
+
+if TYPE_CHECKING:
+    from app.runtime import Runtime
 
 log = logging.getLogger(__name__)
 
 
 class EmbeddedJobs:
-    def __init__(self, celery: Celery, settings: Settings, concurrency: int = 2) -> None:
-        self.celery = celery
-        self.settings = settings
+    def __init__(self, runtime: Runtime, celery: Celery | None = None, concurrency: int = 2) -> None:
+        if celery is None:
+            from jobs.celery_app import celery_app
+
+            celery = celery_app
+        self.runtime = runtime
+        self.celery: Celery = celery
+        self.settings = runtime.settings
         self.concurrency = concurrency
-        self.hostname = f"embedded-{settings.port}@hippograph"
+        self.hostname = f"embedded-{self.settings.port}@hippograph"
         self._worker_thread: threading.Thread | None = None
         self._worker: Any = None  # celery.worker.WorkController (created in start)
         self._beat: EmbeddedService | None = None
 
     def start(self) -> None:
         self.settings.data_dir.mkdir(parents=True, exist_ok=True)
+        use_runtime(self.runtime)  # the tasks share this process's engines (one owner of the vector folder)
         self.celery.finalize()
         self.celery.set_current()
         self.celery.set_default()
@@ -61,3 +70,4 @@ class EmbeddedJobs:
             self._worker.stop(in_sighandler=False)
         if self._worker_thread is not None:
             self._worker_thread.join(timeout=10)
+        use_runtime(None)

@@ -62,8 +62,7 @@ def java_binary() -> str:
     java = str(Path(java_home) / "bin" / "java") if java_home else shutil.which("java")
     if not java or not Path(java).exists():
         fail(
-            "Java 17 or 21 is required to run Neo4j 5.26 and was not found (install openjdk-17-jre "
-            "or set JAVA_HOME)",
+            "Java 17 or 21 is required to run Neo4j 5.26 and was not found (install openjdk-17-jre or set JAVA_HOME)",
             2,
         )
     out = subprocess.run([java, "-version"], capture_output=True, text=True).stderr  # type: ignore[list-item]
@@ -173,9 +172,7 @@ def start(home: Path, port: int, heap: str, pagecache: str, timeout_s: float) ->
         if process.poll() is None:
             process.kill()
         pids.unlink(missing_ok=True)
-        fail(
-            f"Neo4j did not become ready within {timeout_s:g} s; last log lines:\n{log_tail(console_log)}", 5
-        )
+        fail(f"Neo4j did not become ready within {timeout_s:g} s; last log lines:\n{log_tail(console_log)}", 5)
     print(f"Neo4j ready on bolt://127.0.0.1:{port} ({report_version(port)}), data in {home / 'data'}")
 
 
@@ -184,9 +181,7 @@ def main() -> None:
     from app.settings import Settings
 
     settings = Settings()
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("command", choices=["fetch", "start", "stop", "status", "version"])
     parser.add_argument("--port", type=int, default=settings.neo4j_port)
     parser.add_argument("--home", type=Path, default=settings.data_dir / "neo4j")
@@ -208,11 +203,7 @@ def main() -> None:
             print(f"Neo4j is not running (home {home})")
             raise SystemExit(1)
         version = report_version(args.port)
-        print(
-            version
-            if args.command == "version"
-            else f"Neo4j running on bolt://127.0.0.1:{args.port} ({version})"
-        )
+        print(version if args.command == "version" else f"Neo4j running on bolt://127.0.0.1:{args.port} ({version})")
 
 
 if __name__ == "__main__":

@@ -59,9 +59,7 @@ def main() -> None:
     from app.settings import Settings
 
     settings = Settings()
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("command", choices=["start", "stop", "status", "version"])
     parser.add_argument("--port", type=int, default=settings.redis_port)
     parser.add_argument("--dir", type=Path, default=settings.data_dir / "redis")

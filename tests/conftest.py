@@ -99,9 +99,7 @@ def _redis(stack: contextlib.ExitStack, use_docker: bool) -> str:
         return f"redis://{container.get_container_host_ip()}:{container.get_exposed_port(6379)}/0"
     data_dir = TEST_SERVICES_DIR / "redis"
     run_script("redis_local.py", "start", "--port", str(TEST_REDIS_PORT), "--dir", str(data_dir))
-    stack.callback(
-        run_script, "redis_local.py", "stop", "--port", str(TEST_REDIS_PORT), "--dir", str(data_dir)
-    )
+    stack.callback(run_script, "redis_local.py", "stop", "--port", str(TEST_REDIS_PORT), "--dir", str(data_dir))
     return f"redis://127.0.0.1:{TEST_REDIS_PORT}/0"
 
 
@@ -179,3 +177,36 @@ def unused_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def runtime(settings, embedder) -> Iterator:  # type: ignore[no-untyped-def]
+    """The engines and memory operations, with a private vector shard; no background worker."""
+    from app.runtime import Runtime
+
+    opened = Runtime.open(settings, host_jobs=False, embedder=embedder)
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def api(runtime) -> Iterator:  # type: ignore[no-untyped-def]
+    from fastapi.testclient import TestClient
+
+    from app.api.main import create_app
+
+    with TestClient(create_app(runtime=runtime)) as client:
+        yield client
+
+
+@pytest.fixture
+def cypher(runtime):  # type: ignore[no-untyped-def]
+    """Test-only Cypher for checking what the product wrote (the product's queries live in cypher/)."""
+
+    def run(query: str, **params: object) -> list[dict]:
+        from app.stores.graph import to_native
+
+        records, _, _ = runtime.graph.driver.execute_query(query, params)
+        return [to_native(r.data()) for r in records]
+
+    return run

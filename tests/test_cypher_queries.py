@@ -8,8 +8,7 @@ from app.stores.cypher import CYPHER_DIR, CypherQueries, UnknownQueryError
 
 def test_named_queries_are_parsed_with_their_file_prefix(tmp_path: Path) -> None:
     (tmp_path / "things.cypher").write_text(
-        "// header comment\n\n// name: one\n// what it does\nMATCH (n) RETURN n;\n\n"
-        "// name: two\nRETURN $x AS x\n",
+        "// header comment\n\n// name: one\n// what it does\nMATCH (n) RETURN n;\n\n// name: two\nRETURN $x AS x\n",
         encoding="utf-8",
     )
     queries = CypherQueries.load(tmp_path)

@@ -7,11 +7,12 @@ import uuid
 
 import redis
 
+from app.runtime import Runtime
 from jobs.celery_app import create_celery
 from jobs.embedded import EmbeddedJobs
 
 
-def test_embedded_worker_runs_tasks_and_beat_schedules_them(settings) -> None:
+def test_embedded_worker_runs_tasks_and_beat_schedules_them(settings, embedder) -> None:
     celery = create_celery(settings)
     queue = f"test-{uuid.uuid4().hex[:8]}"  # a private queue: no other run's messages reach this worker
     counter_key = f"test:beat-ticks:{queue}"
@@ -26,7 +27,8 @@ def test_embedded_worker_runs_tasks_and_beat_schedules_them(settings) -> None:
     def tick() -> None:
         redis.Redis.from_url(settings.redis_url).incr(counter_key)
 
-    jobs = EmbeddedJobs(celery, settings)
+    runtime = Runtime.open(settings, host_jobs=False, embedder=embedder)
+    jobs = EmbeddedJobs(runtime, celery)
     jobs.start()
     client = redis.Redis.from_url(settings.redis_url)
     try:
@@ -40,5 +42,6 @@ def test_embedded_worker_runs_tasks_and_beat_schedules_them(settings) -> None:
         assert any(jobs.hostname in reply for reply in replies)
     finally:
         jobs.stop()
+        runtime.close()
         client.delete(counter_key)
         client.close()

@@ -29,9 +29,7 @@ def _readyz_until(client: TestClient, status: int, deadline_s: float = 30) -> di
         time.sleep(0.5)
 
 
-def test_neo4j_restart_keeps_data_and_readiness_recovers(
-    services, tmp_path: Path, embedder, unused_port
-) -> None:
+def test_neo4j_restart_keeps_data_and_readiness_recovers(services, tmp_path: Path, embedder, unused_port) -> None:
     home = tmp_path / "neo4j"
     port = str(unused_port)
     script = ("--port", port, "--home", str(home), "--heap", "512m", "--pagecache", "64m")

@@ -40,9 +40,7 @@ def test_environment_is_read_by_the_documented_names(monkeypatch: pytest.MonkeyP
     assert settings.admin_key is not None and settings.admin_key.get_secret_value() == "admin-key"
 
 
-def test_qdrant_path_overrides_the_default_vector_folder(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
+def test_qdrant_path_overrides_the_default_vector_folder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("QDRANT_PATH", str(tmp_path / "shard"))
     assert Settings().vector_dir == tmp_path / "shard"
 

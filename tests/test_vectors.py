@@ -37,14 +37,11 @@ def store(request: pytest.FixtureRequest, services, tmp_path: Path, embedder) ->
 def _records(embedder, keys: list[str], **payload: str) -> list[VectorRecord]:
     vectors = embedder.embed([SENTENCES[k] for k in keys])
     return [
-        VectorRecord(f"knowledge:{k}", v, {"type": "Knowledge", **payload})
-        for k, v in zip(keys, vectors, strict=True)
+        VectorRecord(f"knowledge:{k}", v, {"type": "Knowledge", **payload}) for k, v in zip(keys, vectors, strict=True)
     ]
 
 
-def test_upsert_then_search_finds_the_semantic_neighbour(
-    store: VectorStore, embedder, namespace: str
-) -> None:
+def test_upsert_then_search_finds_the_semantic_neighbour(store: VectorStore, embedder, namespace: str) -> None:
     store.upsert(namespace, _records(embedder, ["tea", "car", "berlin"]))
     hits = store.search(namespace, embedder.embed(["What do I drink for breakfast?"])[0], limit=3)
     assert [h.node_id for h in hits][0] == "knowledge:tea"
@@ -77,9 +74,7 @@ def test_payload_filters_and_delete(store: VectorStore, embedder, namespace: str
     store.upsert(namespace, _records(embedder, ["tea", "car"], kind="a"))
     store.upsert(namespace, [VectorRecord("dialogue:b", embedder.embed(["hello"])[0], {"type": "Dialogue"})])
     query = embedder.embed(["anything"])[0]
-    assert {h.node_id for h in store.search(namespace, query, 10, match={"type": "Dialogue"})} == {
-        "dialogue:b"
-    }
+    assert {h.node_id for h in store.search(namespace, query, 10, match={"type": "Dialogue"})} == {"dialogue:b"}
     assert len(store.search(namespace, query, 10, match={"type": ["Dialogue", "Knowledge"]})) == 3
     store.delete(namespace, ["knowledge:tea", "dialogue:b"])
     assert [h.node_id for h in store.search(namespace, query, 10)] == ["knowledge:car"]

@@ -11,6 +11,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app.memory.errors import ConflictError, InputError, NotFoundError
+
 log = logging.getLogger(__name__)
 
 REQUEST_ID_HEADER = "X-Request-ID"
@@ -19,9 +21,7 @@ REQUEST_ID_HEADER = "X-Request-ID"
 class ApiError(Exception):
     """Raise from a route to answer with the standard error body."""
 
-    def __init__(
-        self, status_code: int, code: str, message: str, field: str | None = None, **extra: Any
-    ) -> None:
+    def __init__(self, status_code: int, code: str, message: str, field: str | None = None, **extra: Any) -> None:
         super().__init__(message)
         self.status_code, self.code, self.message, self.field, self.extra = (
             status_code,
@@ -71,13 +71,23 @@ def install_error_handlers(app: FastAPI) -> None:
     async def api_error(request: Request, exc: ApiError) -> JSONResponse:
         return error_response(request, exc.status_code, exc.code, exc.message, exc.field, **exc.extra)
 
+    @app.exception_handler(InputError)
+    async def input_error(request: Request, exc: InputError) -> JSONResponse:
+        return error_response(request, 422, "invalid_request", str(exc), exc.field)
+
+    @app.exception_handler(NotFoundError)
+    async def not_found(request: Request, exc: NotFoundError) -> JSONResponse:
+        return error_response(request, 404, "not_found", f"{exc.field}: {exc.message}", exc.field)
+
+    @app.exception_handler(ConflictError)
+    async def conflict(request: Request, exc: ConflictError) -> JSONResponse:
+        return error_response(request, 409, "conflict", f"{exc.field}: {exc.message}", exc.field)
+
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
         first = exc.errors()[0]
         field = _field_path(first.get("loc", ()))
-        return error_response(
-            request, 422, "invalid_request", f"{field}: {first.get('msg', 'invalid')}", field
-        )
+        return error_response(request, 422, "invalid_request", f"{field}: {first.get('msg', 'invalid')}", field)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:

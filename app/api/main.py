@@ -7,7 +7,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from app.api import health
+from app.api import health, memories
 from app.api.errors import install_error_handlers
 from app.runtime import Runtime
 from app.settings import Settings, get_settings
@@ -29,4 +29,5 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
     app = FastAPI(title="Hippograph", version="0.1.0", lifespan=lifespan)
     install_error_handlers(app)
     app.include_router(health.router)
+    app.include_router(memories.router)
     return app

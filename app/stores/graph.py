@@ -1,13 +1,45 @@
-"""The Neo4j store: one driver per process, queries only by name from `cypher/`."""
+"""The Neo4j store: one driver per process, queries only by name from `cypher/`.
+
+Results come back as plain Python values (neo4j.time types become `datetime`/`date`).
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import neo4j
 
 from app.settings import Settings
 from app.stores.cypher import CypherQueries
+
+T = TypeVar("T")
+
+
+def to_native(value: Any) -> Any:
+    """neo4j.time values to Python's; lists and maps recursively."""
+    if isinstance(value, list):
+        return [to_native(v) for v in value]
+    if isinstance(value, dict):
+        return {k: to_native(v) for k, v in value.items()}
+    if hasattr(value, "to_native") and value.__class__.__module__.startswith("neo4j.time"):
+        return value.to_native()
+    return value
+
+
+def _rows(records: list[neo4j.Record]) -> list[dict[str, Any]]:
+    return [to_native(record.data()) for record in records]
+
+
+class GraphTx:
+    """Named queries inside one managed transaction (all or nothing)."""
+
+    def __init__(self, tx: neo4j.ManagedTransaction, queries: CypherQueries) -> None:
+        self._tx = tx
+        self._queries = queries
+
+    def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        return _rows(list(self._tx.run(self._queries[name], params)))  # type: ignore[arg-type]
 
 
 class GraphStore:
@@ -31,20 +63,36 @@ class GraphStore:
     def read(self, name: str, timeout_s: float | None = None, **params: Any) -> list[dict[str, Any]]:
         query = neo4j.Query(self.queries[name], timeout=timeout_s)  # type: ignore[arg-type]
         records, _, _ = self.driver.execute_query(query, params, routing_=neo4j.RoutingControl.READ)
-        return [record.data() for record in records]
+        return _rows(records)
 
     def write(self, name: str, **params: Any) -> list[dict[str, Any]]:
         records, _, _ = self.driver.execute_query(
-            self.queries[name],
+            self.queries[name],  # type: ignore[arg-type]
             params,
-            routing_=neo4j.RoutingControl.WRITE,  # type: ignore[arg-type]
+            routing_=neo4j.RoutingControl.WRITE,
         )
-        return [record.data() for record in records]
+        return _rows(records)
+
+    def write_transaction(self, work: Callable[[GraphTx], T]) -> T:
+        """Run `work` in one write transaction, retried as a whole on transient errors."""
+        with self.driver.session() as session:
+            return session.execute_write(lambda tx: work(GraphTx(tx, self.queries)))
+
+    def run_batched(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        """For queries with `CALL { … } IN TRANSACTIONS`, which need an auto-commit transaction."""
+        with self.driver.session() as session:
+            return _rows(list(session.run(self.queries[name], params)))  # type: ignore[arg-type]
+
+    def apply_schema(self) -> None:
+        """Create the constraints and indexes of `cypher/schema.cypher` (idempotent)."""
+        with self.driver.session() as session:
+            for name in self.queries.names("schema."):
+                session.run(self.queries[name]).consume()  # type: ignore[arg-type]
 
     def ping(self, timeout_s: float) -> None:
         # A bare session run: no managed-transaction retries, so a down server is reported at once.
         with self.driver.session(default_access_mode=neo4j.READ_ACCESS) as session:
-            session.run(neo4j.Query(self.queries["health.ping"], timeout=timeout_s)).consume()
+            session.run(neo4j.Query(self.queries["health.ping"], timeout=timeout_s)).consume()  # type: ignore[arg-type]
 
     def server_version(self) -> str:
         row = self.read("health.server_version")[0]

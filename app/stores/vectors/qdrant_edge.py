@@ -46,9 +46,7 @@ class EdgeVectorStore(VectorStore):
         else:
             path.mkdir(parents=True, exist_ok=True)
             self.shard = edge.EdgeShard.create(str(path), config)
-            self.shard.update(
-                edge.UpdateOperation.create_field_index(NAMESPACE_KEY, edge.PayloadSchemaType.Keyword)
-            )
+            self.shard.update(edge.UpdateOperation.create_field_index(NAMESPACE_KEY, edge.PayloadSchemaType.Keyword))
 
     def upsert(self, namespace: str, records: Sequence[VectorRecord]) -> None:
         if not records:
@@ -101,8 +99,6 @@ class EdgeVectorStore(VectorStore):
 def _filter(namespace: str, match: PayloadMatch | None = None) -> edge.Filter:
     must: list[Any] = [edge.FieldCondition(key=NAMESPACE_KEY, match=edge.MatchValue(namespace))]
     for key, value in (match or {}).items():
-        condition = (
-            edge.MatchValue(value) if isinstance(value, str | int | bool) else edge.MatchAny(list(value))
-        )
+        condition = edge.MatchValue(value) if isinstance(value, str | int | bool) else edge.MatchAny(list(value))
         must.append(edge.FieldCondition(key=key, match=condition))
     return edge.Filter(must=must)

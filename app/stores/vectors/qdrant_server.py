@@ -43,8 +43,7 @@ class QdrantClientVectorStore(VectorStore):
                 size = params.size if isinstance(params, models.VectorParams) else None
                 if size != self.dimension:
                     raise VectorDimensionError(
-                        f"collection {self.collection} holds {size}-d vectors, "
-                        f"the model gives {self.dimension}"
+                        f"collection {self.collection} holds {size}-d vectors, the model gives {self.dimension}"
                     )
                 return
             self.client.create_collection(
@@ -124,14 +123,10 @@ def _is_local(client: QdrantClient) -> bool:
 
 
 def _filter(namespace: str, match: PayloadMatch | None = None) -> models.Filter:
-    must: list[models.Condition] = [
-        models.FieldCondition(key=NAMESPACE_KEY, match=models.MatchValue(value=namespace))
-    ]
+    must: list[models.Condition] = [models.FieldCondition(key=NAMESPACE_KEY, match=models.MatchValue(value=namespace))]
     for key, value in (match or {}).items():
         condition: models.Match = (
-            models.MatchValue(value=value)
-            if isinstance(value, str | int | bool)
-            else models.MatchAny(any=list(value))
+            models.MatchValue(value=value) if isinstance(value, str | int | bool) else models.MatchAny(any=list(value))
         )
         must.append(models.FieldCondition(key=key, match=condition))
     return models.Filter(must=must)

@@ -1,0 +1,1 @@
+"""The memory model and its pure rules (no framework or engine imports)."""

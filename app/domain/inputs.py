@@ -1,0 +1,85 @@
+"""What a caller asks the memory graph to write, validated before anything is written."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+from app.domain.model import SUMMARY_MAX_CHARS, Importance, NodeType, RelType, Source
+
+NAMESPACE_PATTERN = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
+# After the type prefix: printable text without control characters (\x1f separates pair keys).
+_ID_BODY = re.compile(r"^[^\x00-\x1f\x7f]{1,200}$")
+
+
+class InputError(ValueError):
+    """Bad input; `field` is the path of the offending field, e.g. `links[2].target_id`."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+def check_namespace(name: str) -> str:
+    if not NAMESPACE_PATTERN.match(name):
+        raise InputError("namespace", "1-64 characters of letters, digits, '-', '_' or '.'")
+    return name
+
+
+def check_node_id(node_id: str, field: str = "id", expected: NodeType | None = None) -> str:
+    prefix, sep, body = node_id.partition(":")
+    node_type = NodeType.of_id(node_id)
+    if not sep or node_type is None or not _ID_BODY.match(body):
+        raise InputError(field, "must be '<type>:<key>' with a node type prefix such as 'knowledge:'")
+    if expected is not None and node_type != expected:
+        raise InputError(field, f"must start with '{expected.id_prefix}:' for a {expected.value} node")
+    return node_id
+
+
+def derive_summary(content: str, limit: int = SUMMARY_MAX_CHARS) -> str:
+    """The first `limit` characters, cut at a word boundary when there is one, with an ellipsis."""
+    text = " ".join(content.split())
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit // 2 else cut).rstrip() + "…"
+
+
+def content_id(node_type: NodeType, label: str, content: str) -> str:
+    """Deterministic id for a memory without one: the same memory written twice is one node."""
+    digest = hashlib.sha256(f"{node_type.value}\x1f{label}\x1f{content}".encode()).hexdigest()[:24]
+    return f"{node_type.id_prefix}:{digest}"
+
+
+@dataclass(frozen=True)
+class NewLink:
+    type: RelType
+    target_id: str
+    weight: float | None = None
+
+
+@dataclass(frozen=True)
+class NewMemory:
+    type: NodeType
+    label: str
+    content: str
+    summary: str | None = None
+    importance: Importance | None = None  # None: detected by the importance rules
+    tags: tuple[str, ...] = ()
+    links: tuple[NewLink, ...] = ()
+    id: str | None = None
+    source: Source = Source.AGENT
+    agent_id: str | None = None
+    confidence: float = 1.0
+    source_turn_ids: tuple[str, ...] = ()
+    subject: str | None = None
+    slot: str | None = None
+    value: str | None = None
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    superseded_by: str | None = None
+    event_time: datetime | None = None

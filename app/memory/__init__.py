@@ -1,0 +1,1 @@
+"""Memory-graph operations over the engines: nodes and links, learning, forgetting, transfer."""

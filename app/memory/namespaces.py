@@ -1,0 +1,94 @@
+"""Namespaces: create with settings, show with counts, erase everything they hold."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import redis
+
+from app.domain.inputs import InputError, check_namespace
+from app.memory.errors import NotFoundError
+from app.stores.graph import GraphStore
+from app.stores.hot import delete_namespace_keys
+from app.stores.vectors import VectorStore
+
+DEFAULT_CAPACITY = 100_000
+DEFAULT_LOW_WATER_RATIO = 0.9
+
+
+@dataclass(frozen=True)
+class NamespaceSettings:
+    capacity: int = DEFAULT_CAPACITY
+    low_water_ratio: float = DEFAULT_LOW_WATER_RATIO
+
+    def __post_init__(self) -> None:
+        if self.capacity < 1:
+            raise InputError("capacity", "must be at least 1")
+        if not 0.0 < self.low_water_ratio <= 1.0:
+            raise InputError("low_water_ratio", "must be in (0, 1]")
+
+    @property
+    def low_water_mark(self) -> int:
+        return int(self.capacity * self.low_water_ratio)
+
+
+class Namespaces:
+    def __init__(self, graph: GraphStore, vectors: VectorStore, hot: redis.Redis) -> None:
+        self.graph = graph
+        self.vectors = vectors
+        self.hot = hot
+
+    def put(
+        self, namespace: str, capacity: int | None = None, low_water_ratio: float | None = None
+    ) -> tuple[dict[str, Any], bool]:
+        """Create the namespace or update the settings given; returns (namespace, created)."""
+        check_namespace(namespace)
+        NamespaceSettings(  # validates what was given
+            capacity if capacity is not None else DEFAULT_CAPACITY,
+            low_water_ratio if low_water_ratio is not None else DEFAULT_LOW_WATER_RATIO,
+        )
+        row = self.graph.write(
+            "namespace.upsert",
+            namespace=namespace,
+            now=datetime.now(UTC),
+            capacity=capacity,
+            low_water_ratio=low_water_ratio,
+            default_capacity=DEFAULT_CAPACITY,
+            default_low_water_ratio=DEFAULT_LOW_WATER_RATIO,
+        )[0]
+        return row["namespace"], bool(row["created"])
+
+    def settings_of(self, namespace: str) -> NamespaceSettings:
+        rows = self.graph.read("namespace.get", namespace=check_namespace(namespace))
+        if not rows:
+            raise NotFoundError("namespace", f"namespace {namespace!r} does not exist")
+        stored = rows[0]["namespace"]
+        return NamespaceSettings(stored["capacity"], stored["low_water_ratio"])
+
+    def show(self, namespace: str) -> dict[str, Any]:
+        rows = self.graph.read("namespace.get", namespace=check_namespace(namespace))
+        if not rows:
+            raise NotFoundError("namespace", f"namespace {namespace!r} does not exist")
+        counts = {r["type"]: r["count"] for r in self.graph.read("namespace.counts_by_type", namespace=namespace)}
+        return {
+            **rows[0]["namespace"],
+            "counts": counts,
+            "total": sum(counts.values()),
+            "vectors": self.vectors.count(namespace),
+        }
+
+    def delete(self, namespace: str) -> dict[str, int]:
+        """Erase the namespace's graph, vectors and hot state, and nothing else."""
+        check_namespace(namespace)
+        if not self.graph.read("namespace.get", namespace=namespace):
+            raise NotFoundError("namespace", f"namespace {namespace!r} does not exist")
+        deleted = self.graph.run_batched("namespace.delete_memories", namespace=namespace)[0]["deleted"]
+        self.vectors.delete_namespace(namespace)
+        hot_keys = delete_namespace_keys(self.hot, namespace)
+        self.graph.write("namespace.delete", namespace=namespace)
+        return {"nodes": deleted, "hot_keys": hot_keys}
+
+    def names(self) -> list[str]:
+        return [row["name"] for row in self.graph.read("namespace.list_names", namespace=None)]

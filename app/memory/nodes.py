@@ -1,0 +1,282 @@
+"""Memory nodes and their relationships: save, link, read, raise, forget.
+
+A save is one Neo4j transaction (node + links, all or nothing), then the node's vector and its
+SEMANTIC edges to close neighbours. If the vector cannot be written the node is removed again, so
+a failed save leaves nothing behind; a retried save (same id) creates nothing new.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from app.domain.decay import INITIAL_ACTIVATION
+from app.domain.importance import ImportanceRules
+from app.domain.inputs import (
+    InputError,
+    NewMemory,
+    check_namespace,
+    check_node_id,
+    content_id,
+    derive_summary,
+)
+from app.domain.model import SUMMARY_MAX_CHARS, Importance, RelType
+from app.domain.tags import temperature, time_scope
+from app.embedding import Embedder
+from app.memory.errors import NotFoundError
+from app.stores.graph import GraphStore, GraphTx
+from app.stores.vectors import VectorRecord, VectorStore
+
+
+@dataclass(frozen=True)
+class SemanticLinking:
+    """SEMANTIC edges to a new node's nearest neighbours above a cosine threshold."""
+
+    threshold: float = 0.7
+    max_neighbours: int = 3
+
+
+def relationship_properties(rel_type: RelType, weight: float | None, now: datetime) -> dict[str, Any]:
+    if rel_type.protected:
+        return {"protected": True, "created_at": now}
+    w = 1.0 if weight is None else weight
+    return {
+        "protected": False,
+        "weight": w,
+        "weight_base": w,
+        "created_at": now,
+        "last_reinforced": now,
+        "co_activations": 0,
+    }
+
+
+def oriented(rel_type: RelType, source_id: str, target_id: str) -> tuple[str, str]:
+    """Symmetric types are stored once per pair, from the smaller id to the larger."""
+    if rel_type.symmetric and target_id < source_id:
+        return target_id, source_id
+    return source_id, target_id
+
+
+def embedding_text(node: dict[str, Any]) -> str:
+    return f"{node['label']}. {node['content']}" if node.get("label") else str(node["content"])
+
+
+class MemoryNodes:
+    def __init__(
+        self,
+        graph: GraphStore,
+        vectors: VectorStore,
+        embedder: Embedder,
+        importance_rules: ImportanceRules,
+        semantic: SemanticLinking | None = None,
+        recent_window_minutes: float = 30.0,
+    ) -> None:
+        self.graph = graph
+        self.vectors = vectors
+        self.embedder = embedder
+        self.importance_rules = importance_rules
+        self.semantic = semantic or SemanticLinking()
+        self.recent_window = timedelta(minutes=recent_window_minutes)
+
+    # -- write -------------------------------------------------------------------------------
+
+    def save(self, namespace: str, memory: NewMemory, now: datetime | None = None) -> tuple[dict[str, Any], bool]:
+        """Save one memory; returns (node view, created)."""
+        check_namespace(namespace)
+        now = now or datetime.now(UTC)
+        node_id = (
+            check_node_id(memory.id, "id", memory.type)
+            if memory.id
+            else content_id(memory.type, memory.label, memory.content)
+        )
+        properties = self._properties(memory, now)
+
+        def work(tx: GraphTx) -> tuple[dict[str, Any], bool]:
+            targets = [link.target_id for link in memory.links]
+            missing = set(tx.run("memory.missing_ids", namespace=namespace, ids=targets)[0]["missing"])
+            for index, link in enumerate(memory.links):
+                if link.target_id in missing:
+                    raise NotFoundError(f"links[{index}].target_id", f"node {link.target_id!r} does not exist")
+            rows = tx.run("memory.create", namespace=namespace, id=node_id, type=memory.type.value,
+                          properties=properties)  # fmt: skip
+            if not rows:
+                raise NotFoundError("namespace", f"namespace {namespace!r} does not exist")
+            created = bool(rows[0]["created"])
+            if created:
+                for link in memory.links:
+                    self._link(tx, namespace, link.type, node_id, link.target_id, link.weight, now)
+            return rows[0], created
+
+        row, created = self.graph.write_transaction(work)
+        if created:
+            try:
+                self._embed_and_link(namespace, node_id, row["type"], row["node"], now)
+            except Exception:
+                self.graph.write("memory.forget", namespace=namespace, id=node_id)
+                self.vectors.delete(namespace, [node_id])
+                raise
+        return self._view(row["type"], row["node"], now), created
+
+    def link(
+        self, namespace: str, rel_type: RelType, source_id: str, target_id: str, weight: float | None = None
+    ) -> tuple[dict[str, Any], bool]:
+        check_namespace(namespace)
+        check_node_id(source_id, "source_id")
+        check_node_id(target_id, "target_id")
+        if source_id == target_id:
+            raise InputError("target_id", "a relationship needs two different nodes")
+        now = datetime.now(UTC)
+
+        def work(tx: GraphTx) -> tuple[dict[str, Any], bool]:
+            missing = tx.run("memory.missing_ids", namespace=namespace, ids=[source_id, target_id])[0]["missing"]
+            if missing:
+                field = "source_id" if source_id in missing else "target_id"
+                raise NotFoundError(field, f"node {missing[0]!r} does not exist")
+            row = self._link(tx, namespace, rel_type, source_id, target_id, weight, now)
+            return row, bool(row.pop("created"))
+
+        return self.graph.write_transaction(work)
+
+    def raise_importance_and_tags(
+        self, namespace: str, node_id: str, importance: Importance | None, tags: list[str] | None
+    ) -> dict[str, Any]:
+        """PATCH: importance may only go up (an explicit raise); tags are replaced."""
+        current = self._get_row(namespace, node_id)
+        updates: dict[str, Any] = {}
+        if importance is not None:
+            stored = Importance(current["node"]["importance"])
+            if importance.rank < stored.rank:
+                raise InputError("importance", f"can only be raised (it is {stored.value})")
+            updates["importance"] = importance.value
+        if tags is not None:
+            updates["tags"] = tags
+        if not updates:
+            raise InputError("body", "nothing to change: give importance and/or tags")
+        now = datetime.now(UTC)
+        updates["updated_at"] = now
+        row = self.graph.write("memory.update", namespace=namespace, id=node_id, properties=updates)[0]
+        return self._view(row["type"], row["node"], now)
+
+    def forget(self, namespace: str, node_id: str) -> None:
+        """Explicit forgetting: the node, every relationship on it, and its vector."""
+        check_namespace(namespace)
+        check_node_id(node_id)
+        if not self.graph.write("memory.forget", namespace=namespace, id=node_id)[0]["deleted"]:
+            raise NotFoundError("id", f"node {node_id!r} does not exist")
+        self.vectors.delete(namespace, [node_id])
+
+    # -- read --------------------------------------------------------------------------------
+
+    def get(self, namespace: str, node_id: str, with_relationships: bool = True) -> dict[str, Any]:
+        row = self._get_row(namespace, node_id)
+        view = self._view(row["type"], row["node"], datetime.now(UTC))
+        if with_relationships:
+            view["relationships"] = self.graph.read("link.of_node", namespace=namespace, id=node_id)
+        return view
+
+    # -- internals ---------------------------------------------------------------------------
+
+    def _get_row(self, namespace: str, node_id: str) -> dict[str, Any]:
+        check_namespace(namespace)
+        check_node_id(node_id)
+        rows = self.graph.read("memory.get", namespace=namespace, id=node_id)
+        if not rows:
+            raise NotFoundError("id", f"node {node_id!r} does not exist")
+        return rows[0]
+
+    def _properties(self, memory: NewMemory, now: datetime) -> dict[str, Any]:
+        if not memory.content.strip():
+            raise InputError("content", "must not be empty")
+        if not memory.label.strip():
+            raise InputError("label", "must not be empty")
+        if memory.summary is not None and len(memory.summary) > SUMMARY_MAX_CHARS:
+            raise InputError("summary", f"at most {SUMMARY_MAX_CHARS} characters ({len(memory.summary)} given)")
+        if not 0.0 <= memory.confidence <= 1.0:
+            raise InputError("confidence", "must be within [0, 1]")
+        for index, link in enumerate(memory.links):
+            check_node_id(link.target_id, f"links[{index}].target_id")
+            _check_weight(link.weight, f"links[{index}].weight")
+        detected = self.importance_rules.detect(f"{memory.label}\n{memory.content}")
+        importance = detected.raised_to(memory.importance) if memory.importance else detected
+        properties: dict[str, Any] = {
+            "label": memory.label,
+            "summary": memory.summary if memory.summary is not None else derive_summary(memory.content),
+            "content": memory.content,
+            "importance": importance.value,
+            "activation": INITIAL_ACTIVATION,
+            "activation_base": INITIAL_ACTIVATION,
+            "created_at": now,
+            "updated_at": now,
+            "last_accessed": now,
+            "access_count": 0,
+            "source": memory.source.value,
+            "confidence": memory.confidence,
+            "source_turn_ids": list(memory.source_turn_ids),
+            "tags": list(memory.tags),
+        }
+        optional = {
+            "agent_id": memory.agent_id,
+            "subject": memory.subject,
+            "slot": memory.slot,
+            "value": memory.value,
+            "valid_from": memory.valid_from,
+            "valid_to": memory.valid_to,
+            "superseded_by": memory.superseded_by,
+            "event_time": memory.event_time,
+        }
+        properties.update({key: value for key, value in optional.items() if value is not None})
+        return properties
+
+    def _link(
+        self,
+        tx: GraphTx,
+        namespace: str,
+        rel_type: RelType,
+        source_id: str,
+        target_id: str,
+        weight: float | None,
+        now: datetime,
+    ) -> dict[str, Any]:
+        _check_weight(weight, "weight")
+        source_id, target_id = oriented(rel_type, source_id, target_id)
+        return tx.run(
+            "link.create",
+            namespace=namespace,
+            type=rel_type.value,
+            source_id=source_id,
+            target_id=target_id,
+            properties=relationship_properties(rel_type, weight, now),
+        )[0]
+
+    def _embed_and_link(
+        self, namespace: str, node_id: str, node_type: str, node: dict[str, Any], now: datetime
+    ) -> None:
+        vector = self.embedder.embed([embedding_text(node)])[0]
+        neighbours = [
+            hit
+            for hit in self.vectors.search(namespace, vector, limit=self.semantic.max_neighbours + 1)
+            if hit.node_id != node_id and hit.score > self.semantic.threshold
+        ][: self.semantic.max_neighbours]
+        self.vectors.upsert(namespace, [VectorRecord(node_id, vector, {"type": node_type})])
+        if neighbours:
+            self.graph.write_transaction(
+                lambda tx: [
+                    self._link(tx, namespace, RelType.SEMANTIC, node_id, hit.node_id, min(1.0, hit.score), now)
+                    for hit in neighbours
+                ]
+            )
+
+    def _view(self, node_type: str, node: dict[str, Any], now: datetime) -> dict[str, Any]:
+        """The stored node plus its derived tags (computed now, never stored)."""
+        return {
+            "type": node_type,
+            **node,
+            "temperature": temperature(node.get("last_accessed"), now).value,
+            "time_scope": time_scope(node["created_at"], now, self.recent_window).value,
+        }
+
+
+def _check_weight(weight: float | None, field: str) -> None:
+    if weight is not None and not 0.0 < weight <= 1.0:
+        raise InputError(field, "must be in (0, 1]")

@@ -1,0 +1,43 @@
+// Namespaces: a (:Namespace {name}) node holds the settings; memories carry `namespace`.
+
+// name: upsert
+// Create the namespace or update the settings given (null keeps the stored value, or the default).
+MERGE (n:Namespace {name: $namespace})
+ON CREATE SET n.created_at = $now, n._created = true
+SET n.capacity = coalesce($capacity, n.capacity, $default_capacity),
+    n.low_water_ratio = coalesce($low_water_ratio, n.low_water_ratio, $default_low_water_ratio)
+WITH n, coalesce(n._created, false) AS created
+REMOVE n._created
+RETURN n {.*} AS namespace, created
+
+// name: get
+MATCH (n:Namespace {name: $namespace})
+RETURN n {.*} AS namespace
+
+// name: counts_by_type
+MATCH (m:Memory {namespace: $namespace})
+UNWIND [label IN labels(m) WHERE label <> 'Memory'] AS type
+RETURN type, count(*) AS count
+ORDER BY type
+
+// name: count_memories
+MATCH (m:Memory {namespace: $namespace})
+RETURN count(m) AS count
+
+// name: delete_memories
+// Batched, so erasing a large namespace never builds one huge transaction.
+MATCH (m:Memory {namespace: $namespace})
+CALL (m) { DETACH DELETE m } IN TRANSACTIONS OF 5000 ROWS
+RETURN count(*) AS deleted
+
+// name: delete
+MATCH (n:Namespace {name: $namespace})
+DELETE n
+RETURN count(n) AS deleted
+
+// name: list_names
+// For the background jobs, which visit every namespace; reads only the namespace nodes.
+MATCH (n:Namespace)
+WHERE $namespace IS NULL OR n.name = $namespace
+RETURN n.name AS name, n.capacity AS capacity, n.low_water_ratio AS low_water_ratio
+ORDER BY name

@@ -1,0 +1,32 @@
+// The graph schema, applied idempotently at start-up (IF NOT EXISTS). Schema commands touch no
+// memory data, so they take no $namespace.
+
+// name: memory_key
+// A node id is unique within its namespace (composite uniqueness is available in Community).
+CREATE CONSTRAINT memory_key IF NOT EXISTS FOR (m:Memory) REQUIRE (m.namespace, m.id) IS UNIQUE
+
+// name: namespace_name
+CREATE CONSTRAINT namespace_name IF NOT EXISTS FOR (n:Namespace) REQUIRE n.name IS UNIQUE
+
+// name: memory_namespace
+CREATE INDEX memory_namespace IF NOT EXISTS FOR (m:Memory) ON (m.namespace)
+
+// name: memory_importance
+CREATE INDEX memory_importance IF NOT EXISTS FOR (m:Memory) ON (m.namespace, m.importance)
+
+// name: memory_activation
+CREATE INDEX memory_activation IF NOT EXISTS FOR (m:Memory) ON (m.namespace, m.activation)
+
+// name: memory_last_accessed
+CREATE INDEX memory_last_accessed IF NOT EXISTS FOR (m:Memory) ON (m.namespace, m.last_accessed)
+
+// name: memory_text
+// Full text over label, summary and content. The `cjk` analyzer (Lucene CJKAnalyzer) indexes
+// Chinese as overlapping bigrams and English as lower-cased words without stop words; measured
+// against `standard-no-stop-words` on mixed text in docs/architecture.md.
+CREATE FULLTEXT INDEX memory_text IF NOT EXISTS FOR (m:Memory) ON EACH [m.label, m.summary, m.content]
+OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk', `fulltext.eventually_consistent`: false}}
+
+// name: await_indexes
+// Last: new indexes are online before the first write relies on them.
+CALL db.awaitIndexes(60)
