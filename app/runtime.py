@@ -16,6 +16,7 @@ from app.memory.forgetting import Forgetting
 from app.memory.learning import HebbianLearning
 from app.memory.namespaces import Namespaces
 from app.memory.nodes import MemoryNodes
+from app.memory.transfer import Transfer
 from app.readiness import EngineStatus, probe_engines
 from app.settings import Settings
 from app.stores.graph import GraphStore
@@ -50,6 +51,7 @@ class Runtime:
         )
         self.forgetting = Forgetting(self.graph, self.vectors, self.namespaces)
         self.learning = HebbianLearning(self.graph, self.redis)
+        self.transfer = Transfer(self.graph, self.vectors, self.embedder)
 
     @classmethod
     def open(cls, settings: Settings, host_jobs: bool | None = None, embedder: Embedder | None = None) -> Runtime:

@@ -14,8 +14,9 @@ CALL (a, b, pair) {
        CASE WHEN r.last_reinforced >= $now THEN 0.0
             ELSE duration.inSeconds(r.last_reinforced, $now).seconds / 3600.0 END AS hours
   WITH r, steps, r.weight_base * exp(-hours * $ln2 / $edge_half_life) AS current
-  SET r.weight_base = 1.0 - (1.0 - current) * ($keep ^ steps),
-      r.weight = r.weight_base,
+  WITH r, 1.0 - (1.0 - current) * ($keep ^ steps) AS weight
+  SET r.weight_base = weight,
+      r.weight = weight,
       r.last_reinforced = $now,
       r.co_activations = pair.total
   RETURN count(r) AS reinforced
@@ -24,9 +25,9 @@ CALL (a, b, pair) {
   // The pair's ASSOCIATION appears once it has $edge_at co-activations.
   WITH a, b, pair
   WHERE pair.total >= $edge_at AND NOT EXISTS { (a)-[:ASSOCIATION]-(b) }
-  CREATE (a)-[r:ASSOCIATION {protected: false, created_at: $now, last_reinforced: $now,
-                             co_activations: pair.total}]->(b)
-  SET r.weight_base = 1.0 - $keep ^ pair.total, r.weight = r.weight_base
+  WITH a, b, pair, 1.0 - $keep ^ pair.total AS weight
+  CREATE (a)-[r:ASSOCIATION {protected: false, weight: weight, weight_base: weight, created_at: $now,
+                             last_reinforced: $now, co_activations: pair.total}]->(b)
   RETURN count(r) AS created
 }
 RETURN sum(reinforced) AS reinforced, sum(created) AS created

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Response, status
+from fastapi import APIRouter, Depends, Query, Request, Response, status
+from starlette.concurrency import run_in_threadpool
 
 from app.api.access import namespace_access, runtime_of
 from app.api.schemas import LinkBody, MemoryBody, NamespaceBody, NodePatchBody
@@ -74,3 +75,33 @@ def forget_node(ns: Namespace, node_id: str, runtime: Engines) -> Response:
     """Forget a node: it, its relationships and its vector are erased."""
     runtime.nodes.forget(ns, node_id)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
+MEDIA_TYPES = {"json": "application/json", "graphml": "application/graphml+xml"}
+
+
+@router.get(
+    "/{ns}/export", response_class=Response, responses={200: {"content": {t: {} for t in MEDIA_TYPES.values()}}}
+)
+def export_namespace(
+    ns: Namespace,
+    runtime: Engines,
+    format: Literal["json", "graphml"] = Query("json"),  # noqa: A002
+) -> Response:
+    """Every node, relationship and property of the namespace, as JSON or GraphML."""
+    body = runtime.transfer.export(ns, format)
+    filename = f"{ns}.{format}"
+    return Response(body, media_type=MEDIA_TYPES[format],
+                    headers={"Content-Disposition": f'attachment; filename="{filename}"'})  # fmt: skip
+
+
+@router.post("/{ns}/import", status_code=status.HTTP_201_CREATED)
+async def import_namespace(
+    ns: Namespace,
+    request: Request,
+    format: Literal["json", "graphml"] = Query("json"),  # noqa: A002
+) -> dict[str, Any]:
+    """Load an export (same formats) into an existing, empty namespace; all or nothing."""
+    runtime = runtime_of(request)
+    body = await request.body()
+    return {"imported": await run_in_threadpool(runtime.transfer.import_text, ns, body, format)}

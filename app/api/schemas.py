@@ -34,7 +34,7 @@ class MemoryBody(Strict):
     label: str = Field(min_length=1, max_length=500)
     content: str = Field(min_length=1, max_length=MAX_CONTENT_CHARS)
     summary: str | None = Field(None, max_length=SUMMARY_MAX_CHARS)
-    importance: Importance | None = Field(None, description="at least this level; rules may detect a higher one")
+    importance: Importance | None = Field(None, description="default: detected by the importance rules")
     tags: list[Text] = Field(default_factory=list, max_length=64)
     links: list[LinkSpec] = Field(default_factory=list, max_length=256)
     id: Text | None = Field(None, description="'<type>:<key>'; default derived from type, label and content")

@@ -68,7 +68,7 @@ class NewMemory:
     label: str
     content: str
     summary: str | None = None
-    importance: Importance | None = None  # None: detected by the importance rules
+    importance: Importance | None = None  # None: detected by the importance rules (app/data)
     tags: tuple[str, ...] = ()
     links: tuple[NewLink, ...] = ()
     id: str | None = None

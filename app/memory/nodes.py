@@ -197,8 +197,8 @@ class MemoryNodes:
         for index, link in enumerate(memory.links):
             check_node_id(link.target_id, f"links[{index}].target_id")
             _check_weight(link.weight, f"links[{index}].weight")
-        detected = self.importance_rules.detect(f"{memory.label}\n{memory.content}")
-        importance = detected.raised_to(memory.importance) if memory.importance else detected
+        # An explicit importance is the caller's decision; the rules decide when none is given.
+        importance = memory.importance or self.importance_rules.detect(f"{memory.label}\n{memory.content}")
         properties: dict[str, Any] = {
             "label": memory.label,
             "summary": memory.summary if memory.summary is not None else derive_summary(memory.content),

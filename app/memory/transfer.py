@@ -1,0 +1,115 @@
+"""Export a namespace to a snapshot (JSON or GraphML) and import one into an empty namespace.
+
+Import is one transaction: it validates every label and relationship type against the fixed
+enums first, writes all or nothing, then re-embeds the nodes for the vector tier (vectors are
+derived data and are not part of the file).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from app.domain.inputs import InputError, check_namespace
+from app.domain.model import MEMORY_LABEL, NodeType, RelType
+from app.domain.snapshot import (
+    Snapshot,
+    SnapshotFormatError,
+    SnapshotNode,
+    SnapshotRelationship,
+    snapshot_from_graphml,
+    snapshot_from_json,
+    snapshot_to_graphml,
+    snapshot_to_json,
+)
+from app.embedding import Embedder
+from app.memory.errors import ConflictError, NotFoundError
+from app.memory.nodes import embedding_text
+from app.stores.graph import GraphStore, GraphTx
+from app.stores.vectors import VectorRecord, VectorStore
+
+Format = Literal["json", "graphml"]
+EMBED_BATCH = 256
+
+
+class Transfer:
+    def __init__(self, graph: GraphStore, vectors: VectorStore, embedder: Embedder) -> None:
+        self.graph = graph
+        self.vectors = vectors
+        self.embedder = embedder
+
+    def snapshot(self, namespace: str) -> Snapshot:
+        check_namespace(namespace)
+        if not self.graph.read("namespace.get", namespace=namespace):
+            raise NotFoundError("namespace", f"namespace {namespace!r} does not exist")
+        nodes = tuple(
+            SnapshotNode(row["id"], tuple(row["labels"]), row["properties"])
+            for row in self.graph.read("transfer.export_nodes", namespace=namespace)
+        )
+        relationships = tuple(
+            SnapshotRelationship(row["type"], row["source"], row["target"], row["properties"])
+            for row in self.graph.read("transfer.export_relationships", namespace=namespace)
+        )
+        return Snapshot(namespace, nodes, relationships)
+
+    def export(self, namespace: str, fmt: Format) -> str:
+        snapshot = self.snapshot(namespace)
+        return snapshot_to_graphml(snapshot) if fmt == "graphml" else snapshot_to_json(snapshot)
+
+    def import_text(self, namespace: str, text: str | bytes, fmt: Format) -> dict[str, int]:
+        try:
+            snapshot = snapshot_from_graphml(text) if fmt == "graphml" else snapshot_from_json(text)
+        except SnapshotFormatError as exc:
+            raise InputError("body", str(exc)) from exc
+        return self.import_snapshot(namespace, snapshot)
+
+    def import_snapshot(self, namespace: str, snapshot: Snapshot) -> dict[str, int]:
+        check_namespace(namespace)
+        nodes = [_node_row(node, index, namespace) for index, node in enumerate(snapshot.nodes)]
+        relationships = [_relationship_row(rel, index) for index, rel in enumerate(snapshot.relationships)]
+
+        def work(tx: GraphTx) -> None:
+            if not tx.run("namespace.get", namespace=namespace):
+                raise NotFoundError("namespace", f"namespace {namespace!r} does not exist")
+            if tx.run("namespace.count_memories", namespace=namespace)[0]["count"]:
+                raise ConflictError("namespace", f"namespace {namespace!r} is not empty; import needs an empty one")
+            tx.run("transfer.import_nodes", namespace=namespace, nodes=nodes)
+            tx.run("transfer.import_relationships", namespace=namespace, relationships=relationships)
+
+        self.graph.write_transaction(work)
+        self._embed(namespace, snapshot.nodes)
+        return {"nodes": len(nodes), "relationships": len(relationships)}
+
+    def _embed(self, namespace: str, nodes: tuple[SnapshotNode, ...]) -> None:
+        for start in range(0, len(nodes), EMBED_BATCH):
+            batch = nodes[start : start + EMBED_BATCH]
+            vectors = self.embedder.embed([embedding_text(dict(node.properties)) for node in batch])
+            self.vectors.upsert(
+                namespace,
+                [
+                    VectorRecord(node.id, vector, {"type": _node_type(node, 0).value})
+                    for node, vector in zip(batch, vectors, strict=True)
+                ],
+            )
+
+
+def _node_type(node: SnapshotNode, index: int) -> NodeType:
+    types = [label for label in node.labels if label != MEMORY_LABEL]
+    if MEMORY_LABEL not in node.labels or len(types) != 1 or types[0] not in NodeType.__members__.values():
+        raise InputError(f"nodes[{index}].labels", "must be 'Memory' plus exactly one of the nine node types")
+    return NodeType(types[0])
+
+
+def _node_row(node: SnapshotNode, index: int, namespace: str) -> dict[str, Any]:
+    node_type = _node_type(node, index)
+    if NodeType.of_id(node.id) != node_type:
+        raise InputError(f"nodes[{index}].id", f"must start with '{node_type.id_prefix}:'")
+    for required in ("content", "importance", "activation_base", "last_accessed"):
+        if required not in node.properties:
+            raise InputError(f"nodes[{index}].properties.{required}", "missing")
+    return {"type": node_type.value, "properties": {**node.properties, "id": node.id, "namespace": namespace}}
+
+
+def _relationship_row(rel: SnapshotRelationship, index: int) -> dict[str, Any]:
+    if rel.type not in RelType.__members__.values():
+        raise InputError(f"relationships[{index}].type", "must be one of the seven relationship types")
+    return {"type": rel.type, "source": rel.source, "target": rel.target, "properties": dict(rel.properties)}
