@@ -80,3 +80,22 @@ def log_tail(path: Path, lines: int = 30) -> str:
         return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
     except FileNotFoundError:
         return "(no log)"
+
+
+def load_settings():  # type: ignore[no-untyped-def]
+    """The app's settings (the one reader of the environment) for the scripts' defaults."""
+    sys.path.insert(0, str(REPO))
+    from app.settings import Settings
+
+    return Settings()
+
+
+def report_running(
+    command: str, name: str, pid_file: Path, port: int, address: str, version: Callable[[], str]
+) -> None:
+    """`status` / `version`: print what runs, or exit 1 when nothing does."""
+    if read_pid(pid_file) is None or not port_open(port):
+        print(f"{name} is not running ({pid_file.parent})")
+        raise SystemExit(1)
+    reported = version()
+    print(reported if command == "version" else f"{name} running on {address} ({reported})")

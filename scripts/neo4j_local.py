@@ -23,7 +23,18 @@ import subprocess
 import sys
 from pathlib import Path
 
-from localsvc import CACHE, REPO, fail, log_tail, port_open, read_pid, stop_pid, wait_until
+from localsvc import (
+    CACHE,
+    REPO,
+    fail,
+    load_settings,
+    log_tail,
+    port_open,
+    read_pid,
+    report_running,
+    stop_pid,
+    wait_until,
+)
 
 POM = REPO / "scripts" / "neo4j" / "pom.xml"
 ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
@@ -177,10 +188,7 @@ def start(home: Path, port: int, heap: str, pagecache: str, timeout_s: float) ->
 
 
 def main() -> None:
-    sys.path.insert(0, str(REPO))
-    from app.settings import Settings
-
-    settings = Settings()
+    settings = load_settings()
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("command", choices=["fetch", "start", "stop", "status", "version"])
     parser.add_argument("--port", type=int, default=settings.neo4j_port)
@@ -198,12 +206,9 @@ def main() -> None:
     elif args.command == "stop":
         stopped = stop_pid(pid_file(home), "Neo4j")
         print("Neo4j stopped" if stopped else "Neo4j was not running")
-    elif args.command in {"status", "version"}:
-        if read_pid(pid_file(home)) is None or not port_open(args.port):
-            print(f"Neo4j is not running (home {home})")
-            raise SystemExit(1)
-        version = report_version(args.port)
-        print(version if args.command == "version" else f"Neo4j running on bolt://127.0.0.1:{args.port} ({version})")
+    else:
+        address = f"bolt://127.0.0.1:{args.port}"
+        report_running(args.command, "Neo4j", pid_file(home), args.port, address, lambda: report_version(args.port))
 
 
 if __name__ == "__main__":

@@ -13,10 +13,9 @@ from __future__ import annotations
 import argparse
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
-from localsvc import REPO, fail, log_tail, port_open, read_pid, stop_pid, wait_until
+from localsvc import fail, load_settings, log_tail, port_open, read_pid, report_running, stop_pid, wait_until
 
 
 def report_version(port: int) -> str:
@@ -55,10 +54,7 @@ def start(data_dir: Path, port: int, timeout_s: float) -> None:
 
 
 def main() -> None:
-    sys.path.insert(0, str(REPO))
-    from app.settings import Settings
-
-    settings = Settings()
+    settings = load_settings()
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("command", choices=["start", "stop", "status", "version"])
     parser.add_argument("--port", type=int, default=settings.redis_port)
@@ -73,11 +69,8 @@ def main() -> None:
     elif args.command == "stop":
         print("Redis stopped" if stop_pid(pid_file, "Redis", timeout_s=20) else "Redis was not running")
     else:
-        if read_pid(pid_file) is None or not port_open(args.port):
-            print(f"Redis is not running (dir {data_dir})")
-            raise SystemExit(1)
-        version = report_version(args.port)
-        print(version if args.command == "version" else f"Redis running on 127.0.0.1:{args.port} ({version})")
+        address = f"127.0.0.1:{args.port}"
+        report_running(args.command, "Redis", pid_file, args.port, address, lambda: report_version(args.port))
 
 
 if __name__ == "__main__":

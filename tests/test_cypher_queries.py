@@ -5,6 +5,8 @@ import pytest
 
 from app.stores.cypher import CYPHER_DIR, CypherQueries, UnknownQueryError
 
+REPO = Path(__file__).resolve().parents[1]
+
 
 def test_named_queries_are_parsed_with_their_file_prefix(tmp_path: Path) -> None:
     (tmp_path / "things.cypher").write_text(
@@ -32,6 +34,17 @@ def test_project_queries_never_format_values_into_text() -> None:
     queries = CypherQueries.load(CYPHER_DIR)
     assert "health.ping" in queries.names()
     for name in queries.names():
-        text = queries[name]
-        # Python format fields or string concatenation would mean values are spliced into Cypher.
-        assert not re.search(r"\{[a-z_]+\}|%s|\+\s*'", text), name
+        # Python format fields would mean values are spliced into Cypher before it is sent.
+        assert not re.search(r"(?<![$:`])\{[A-Za-z_]+\}|%s|%\(", queries[name]), name
+
+
+def test_product_code_holds_no_cypher() -> None:
+    """All Cypher lives in cypher/*.cypher; the code refers to queries by name only."""
+    cypher_words = re.compile(r"[\"'](?:MATCH|MERGE|CREATE|UNWIND|CALL db\.|RETURN)\b")
+    offenders = [
+        f"{path.relative_to(REPO)}:{number}"
+        for path in [*REPO.joinpath("app").rglob("*.py"), *REPO.joinpath("jobs").rglob("*.py")]
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if cypher_words.search(line)
+    ]
+    assert offenders == []

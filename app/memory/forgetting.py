@@ -18,7 +18,8 @@ from app.memory.namespaces import Namespaces
 from app.stores.graph import GraphStore
 from app.stores.vectors import VectorStore
 
-DELETE_BATCH = 5000
+DELETE_BATCH = 50_000
+DELETE_ATTEMPTS = 3
 
 
 @dataclass(frozen=True)
@@ -80,13 +81,23 @@ class Forgetting:
                 )
             ]
             for start in range(0, len(victims), DELETE_BATCH):
-                batch = victims[start : start + DELETE_BATCH]
-                # Graph first: a vector left by a crash here points at nothing and is ignored.
-                deleted_nodes += self.graph.write("forgetting.delete_nodes", namespace=namespace, ids=batch)[0][
-                    "deleted"
-                ]
-                self.vectors.delete(namespace, batch)
+                deleted_nodes += self._delete_nodes(namespace, victims[start : start + DELETE_BATCH])
         deleted_edges = self.graph.run_batched(
             "forgetting.delete_weak_edges", namespace=namespace, floor=EDGE_WEIGHT_FLOOR
         )[0]["deleted"]
         return PruneReport(before, before - deleted_nodes, deleted_nodes, deleted_edges)
+
+    def _delete_nodes(self, namespace: str, ids: list[str]) -> int:
+        """Delete nodes and then their vectors (a vector orphaned by a crash between the two points at
+        nothing and is ignored). Batches lost to lock conflicts are retried a few times."""
+        deleted = 0
+        remaining = ids
+        for _ in range(DELETE_ATTEMPTS):
+            row = self.graph.run_batched("forgetting.delete_nodes", namespace=namespace, ids=remaining)[0]
+            deleted += row["deleted"] or 0
+            if row["deleted"] == row["attempted"]:
+                break
+            missing = set(self.graph.read("memory.missing_ids", namespace=namespace, ids=remaining)[0]["missing"])
+            remaining = [node_id for node_id in remaining if node_id not in missing]
+        self.vectors.delete(namespace, ids)
+        return deleted

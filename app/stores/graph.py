@@ -57,6 +57,9 @@ class GraphStore:
             connection_timeout=settings.readiness_timeout_s,
             connection_acquisition_timeout=max(5.0, settings.readiness_timeout_s),
             max_transaction_retry_time=5.0,
+            # Server notifications (e.g. "relationship type does not exist yet" on a fresh database)
+            # would be logged as warnings for every query; they are not actionable at run time.
+            notifications_min_severity=neo4j.NotificationMinimumSeverity.OFF,
         )
         return cls(driver, queries or CypherQueries.load())
 
