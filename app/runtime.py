@@ -12,10 +12,11 @@ import redis
 
 from app.domain.importance import ImportanceRules
 from app.embedding import Embedder
+from app.memory.access import AccessLog
 from app.memory.forgetting import Forgetting
 from app.memory.learning import HebbianLearning
 from app.memory.namespaces import Namespaces
-from app.memory.nodes import MemoryNodes
+from app.memory.nodes import MemoryNodes, SemanticLinking
 from app.memory.transfer import Transfer
 from app.readiness import EngineStatus, probe_engines
 from app.settings import Settings
@@ -47,10 +48,12 @@ class Runtime:
             self.vectors,
             self.embedder,
             ImportanceRules.load(),
+            SemanticLinking(self.settings.semantic_threshold, self.settings.semantic_max_neighbours),
             recent_window_minutes=self.settings.recent_window_minutes,
         )
         self.forgetting = Forgetting(self.graph, self.vectors, self.namespaces)
         self.learning = HebbianLearning(self.graph, self.redis)
+        self.accesses = AccessLog(self.graph, self.redis)
         self.transfer = Transfer(self.graph, self.vectors, self.embedder)
 
     @classmethod

@@ -41,6 +41,10 @@ class Settings(BaseSettings):
     port: int = Field(8000, alias="HIPPOGRAPH_PORT", ge=1, le=65535)
     admin_key: SecretStr | None = Field(None, alias="HIPPOGRAPH_ADMIN_KEY")
 
+    # SEMANTIC edges: a new node links to at most this many neighbours above this cosine.
+    semantic_threshold: float = Field(0.7, alias="HIPPOGRAPH_SEMANTIC_THRESHOLD", gt=0, le=1)
+    semantic_max_neighbours: int = Field(3, alias="HIPPOGRAPH_SEMANTIC_MAX_NEIGHBOURS", ge=0, le=20)
+
     # A memory created within this many minutes is RECENT (a derived tag).
     recent_window_minutes: float = Field(30.0, alias="HIPPOGRAPH_RECENT_WINDOW_MINUTES", gt=0)
 

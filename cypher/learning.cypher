@@ -31,3 +31,27 @@ CALL (a, b, pair) {
   RETURN count(r) AS created
 }
 RETURN sum(reinforced) AS reinforced, sum(created) AS created
+
+// name: apply_accesses
+// $accesses: [{id, count}] recorded by recalls since the last flush, under one $batch id; a node
+// that already absorbed this batch is skipped, so a repeated flush counts nothing twice. Each access
+// moves activation (decayed to $now) a share (1 - $keep) of the way to 1, re-anchors decay at $now,
+// and crossing $promote_at accesses applies the one-step promotion in $promotions.
+UNWIND $accesses AS access
+MATCH (m:Memory {namespace: $namespace, id: access.id})
+WHERE coalesce(m.access_batch, '') <> $batch
+WITH m, access,
+     CASE WHEN m.importance IN keys($half_lives) AND m.last_accessed < $now
+          THEN m.activation_base
+               * exp(-(duration.inSeconds(m.last_accessed, $now).seconds / 3600.0) * $ln2 / $half_lives[m.importance])
+          ELSE m.activation_base END AS current
+WITH m, access, 1.0 - (1.0 - current) * ($keep ^ access.count) AS activation,
+     m.access_count AS before, m.access_count + access.count AS after
+SET m.activation_base = activation,
+    m.activation = activation,
+    m.last_accessed = $now,
+    m.access_count = after,
+    m.access_batch = $batch,
+    m.importance = CASE WHEN before < $promote_at AND after >= $promote_at
+                        THEN coalesce($promotions[m.importance], m.importance) ELSE m.importance END
+RETURN count(m) AS updated

@@ -31,8 +31,8 @@ def create_celery(settings: Settings) -> Celery:
         result_expires=3600,
         beat_schedule_filename=str(settings.data_dir / "celerybeat-schedule"),
         beat_schedule={
-            "flush-learning": {
-                "task": "hippograph.flush_learning",
+            "flush-activity": {
+                "task": "hippograph.flush_activity",
                 "schedule": 60.0,
                 "options": {"expires": 55},
             },

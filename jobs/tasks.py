@@ -1,16 +1,26 @@
-"""Background jobs: learning flush, decay, pruning. Each is idempotent and single-flight."""
+"""Background jobs: activity flush, decay, pruning. Each is idempotent and single-flight."""
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from app.memory.learning import FlushReport
 from app.stores.hot import single_flight
 from jobs.celery_app import celery_app
 from jobs.context import current_runtime
 
+if TYPE_CHECKING:
+    from app.runtime import Runtime
+
 LOCK_TTL_S = 3600
+
+
+@dataclass(frozen=True)
+class ActivityReport:
+    accesses: int
+    learning: FlushReport
 
 
 def _each_namespace(job: str, namespace: str | None, work: Any) -> dict[str, Any]:
@@ -22,11 +32,16 @@ def _each_namespace(job: str, namespace: str | None, work: Any) -> dict[str, Any
         return {name: asdict(work(runtime, name)) for name in names}
 
 
-@celery_app.task(name="hippograph.flush_learning")
-def flush_learning(namespace: str | None = None) -> dict[str, Any]:
-    """Turn recorded co-activations into ASSOCIATION edges and reinforcements."""
+@celery_app.task(name="hippograph.flush_activity")
+def flush_activity(namespace: str | None = None) -> dict[str, Any]:
+    """Apply what recalls recorded in Redis: accesses (activation, promotion), then co-activations
+    (ASSOCIATION edges and reinforcement)."""
     now = datetime.now(UTC)
-    return _each_namespace("flush_learning", namespace, lambda rt, ns: rt.learning.flush(ns, now))
+
+    def flush(runtime: Runtime, name: str) -> ActivityReport:
+        return ActivityReport(accesses=runtime.accesses.flush(name, now), learning=runtime.learning.flush(name, now))
+
+    return _each_namespace("flush_activity", namespace, flush)
 
 
 @celery_app.task(name="hippograph.decay")

@@ -9,7 +9,7 @@ import pytest
 from app.domain.inputs import NewLink, NewMemory
 from app.domain.model import NodeType, RelType
 from jobs.context import use_runtime
-from jobs.tasks import flush_learning
+from jobs.tasks import flush_activity
 
 T = datetime(2024, 5, 15, 10, 0, tzinfo=UTC)
 
@@ -70,8 +70,9 @@ def test_the_beat_task_flushes_every_namespace(runtime, cypher, namespace) -> No
         runtime.learning.record(namespace, [a, b, c])
     use_runtime(runtime)
     try:
-        result = flush_learning.run()
+        result = flush_activity.run()
     finally:
         use_runtime(None)
-    assert (result[namespace]["pairs"], result[namespace]["created"]) == (3, 3)
+    learning = result[namespace]["learning"]
+    assert (learning["pairs"], learning["created"]) == (3, 3)
     assert len(_edges(cypher, namespace, "ASSOCIATION")) == 3

@@ -1,0 +1,1 @@
+"""Rule-based extraction from conversation turns (no LLM): facts, times, inferences."""
