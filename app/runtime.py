@@ -16,7 +16,8 @@ from app.memory.access import AccessLog
 from app.memory.forgetting import Forgetting
 from app.memory.learning import HebbianLearning
 from app.memory.namespaces import Namespaces
-from app.memory.nodes import MemoryNodes, SemanticLinking
+from app.memory.nodes import MemoryNodes
+from app.memory.semantic import SemanticIndexer, SemanticLinking
 from app.memory.transfer import Transfer
 from app.readiness import EngineStatus, probe_engines
 from app.settings import Settings
@@ -43,12 +44,18 @@ class Runtime:
 
     def __post_init__(self) -> None:
         self.namespaces = Namespaces(self.graph, self.vectors, self.redis)
-        self.nodes = MemoryNodes(
+        self.importance_rules = ImportanceRules.load()
+        self.semantic = SemanticIndexer(
             self.graph,
             self.vectors,
             self.embedder,
-            ImportanceRules.load(),
             SemanticLinking(self.settings.semantic_threshold, self.settings.semantic_max_neighbours),
+        )
+        self.nodes = MemoryNodes(
+            self.graph,
+            self.vectors,
+            self.semantic,
+            self.importance_rules,
             recent_window_minutes=self.settings.recent_window_minutes,
         )
         self.forgetting = Forgetting(self.graph, self.vectors, self.namespaces)

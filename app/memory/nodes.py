@@ -7,59 +7,18 @@ a failed save leaves nothing behind; a retried save (same id) creates nothing ne
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from app.domain.decay import INITIAL_ACTIVATION
 from app.domain.importance import ImportanceRules
-from app.domain.inputs import (
-    InputError,
-    NewMemory,
-    check_namespace,
-    check_node_id,
-    content_id,
-    derive_summary,
-)
+from app.domain.inputs import InputError, NewMemory, check_namespace, check_node_id, content_id
 from app.domain.model import SUMMARY_MAX_CHARS, Importance, RelType
 from app.domain.tags import temperature, time_scope
-from app.embedding import Embedder
 from app.memory.errors import NotFoundError
+from app.memory.records import check_weight, create_link, node_properties
+from app.memory.semantic import NodeText, SemanticIndexer, embedding_text
 from app.stores.graph import GraphStore, GraphTx
-from app.stores.vectors import VectorRecord, VectorStore
-
-
-@dataclass(frozen=True)
-class SemanticLinking:
-    """SEMANTIC edges to a new node's nearest neighbours above a cosine threshold."""
-
-    threshold: float = 0.7
-    max_neighbours: int = 3
-
-
-def relationship_properties(rel_type: RelType, weight: float | None, now: datetime) -> dict[str, Any]:
-    if rel_type.protected:
-        return {"protected": True, "created_at": now}
-    w = 1.0 if weight is None else weight
-    return {
-        "protected": False,
-        "weight": w,
-        "weight_base": w,
-        "created_at": now,
-        "last_reinforced": now,
-        "co_activations": 0,
-    }
-
-
-def oriented(rel_type: RelType, source_id: str, target_id: str) -> tuple[str, str]:
-    """Symmetric types are stored once per pair, from the smaller id to the larger."""
-    if rel_type.symmetric and target_id < source_id:
-        return target_id, source_id
-    return source_id, target_id
-
-
-def embedding_text(node: dict[str, Any]) -> str:
-    return f"{node['label']}. {node['content']}" if node.get("label") else str(node["content"])
+from app.stores.vectors import VectorStore
 
 
 class MemoryNodes:
@@ -67,16 +26,14 @@ class MemoryNodes:
         self,
         graph: GraphStore,
         vectors: VectorStore,
-        embedder: Embedder,
+        semantic: SemanticIndexer,
         importance_rules: ImportanceRules,
-        semantic: SemanticLinking | None = None,
         recent_window_minutes: float = 30.0,
     ) -> None:
         self.graph = graph
         self.vectors = vectors
-        self.embedder = embedder
+        self.semantic = semantic
         self.importance_rules = importance_rules
-        self.semantic = semantic or SemanticLinking()
         self.recent_window = timedelta(minutes=recent_window_minutes)
 
     # -- write -------------------------------------------------------------------------------
@@ -105,13 +62,13 @@ class MemoryNodes:
             created = bool(rows[0]["created"])
             if created:
                 for link in memory.links:
-                    self._link(tx, namespace, link.type, node_id, link.target_id, link.weight, now)
+                    create_link(tx, namespace, link.type, node_id, link.target_id, link.weight, now)
             return rows[0], created
 
         row, created = self.graph.write_transaction(work)
         if created:
             try:
-                self._embed_and_link(namespace, node_id, row["type"], row["node"], now)
+                self.semantic.index(namespace, [NodeText(node_id, row["type"], embedding_text(row["node"]))], now)
             except Exception:
                 self.graph.write("memory.forget", namespace=namespace, id=node_id)
                 self.vectors.delete(namespace, [node_id])
@@ -133,7 +90,7 @@ class MemoryNodes:
             if missing:
                 field = "source_id" if source_id in missing else "target_id"
                 raise NotFoundError(field, f"node {missing[0]!r} does not exist")
-            row = self._link(tx, namespace, rel_type, source_id, target_id, weight, now)
+            row = create_link(tx, namespace, rel_type, source_id, target_id, weight, now)
             return row, bool(row.pop("created"))
 
         return self.graph.write_transaction(work)
@@ -196,76 +153,28 @@ class MemoryNodes:
             raise InputError("confidence", "must be within [0, 1]")
         for index, link in enumerate(memory.links):
             check_node_id(link.target_id, f"links[{index}].target_id")
-            _check_weight(link.weight, f"links[{index}].weight")
+            check_weight(link.weight, f"links[{index}].weight")
         # An explicit importance is the caller's decision; the rules decide when none is given.
         importance = memory.importance or self.importance_rules.detect(f"{memory.label}\n{memory.content}")
-        properties: dict[str, Any] = {
-            "label": memory.label,
-            "summary": memory.summary if memory.summary is not None else derive_summary(memory.content),
-            "content": memory.content,
-            "importance": importance.value,
-            "activation": INITIAL_ACTIVATION,
-            "activation_base": INITIAL_ACTIVATION,
-            "created_at": now,
-            "updated_at": now,
-            "last_accessed": now,
-            "access_count": 0,
-            "source": memory.source.value,
-            "confidence": memory.confidence,
-            "source_turn_ids": list(memory.source_turn_ids),
-            "tags": list(memory.tags),
-        }
-        optional = {
-            "agent_id": memory.agent_id,
-            "subject": memory.subject,
-            "slot": memory.slot,
-            "value": memory.value,
-            "valid_from": memory.valid_from,
-            "valid_to": memory.valid_to,
-            "superseded_by": memory.superseded_by,
-            "event_time": memory.event_time,
-        }
-        properties.update({key: value for key, value in optional.items() if value is not None})
-        return properties
-
-    def _link(
-        self,
-        tx: GraphTx,
-        namespace: str,
-        rel_type: RelType,
-        source_id: str,
-        target_id: str,
-        weight: float | None,
-        now: datetime,
-    ) -> dict[str, Any]:
-        _check_weight(weight, "weight")
-        source_id, target_id = oriented(rel_type, source_id, target_id)
-        return tx.run(
-            "link.create",
-            namespace=namespace,
-            type=rel_type.value,
-            source_id=source_id,
-            target_id=target_id,
-            properties=relationship_properties(rel_type, weight, now),
-        )[0]
-
-    def _embed_and_link(
-        self, namespace: str, node_id: str, node_type: str, node: dict[str, Any], now: datetime
-    ) -> None:
-        vector = self.embedder.embed([embedding_text(node)])[0]
-        neighbours = [
-            hit
-            for hit in self.vectors.search(namespace, vector, limit=self.semantic.max_neighbours + 1)
-            if hit.node_id != node_id and hit.score > self.semantic.threshold
-        ][: self.semantic.max_neighbours]
-        self.vectors.upsert(namespace, [VectorRecord(node_id, vector, {"type": node_type})])
-        if neighbours:
-            self.graph.write_transaction(
-                lambda tx: [
-                    self._link(tx, namespace, RelType.SEMANTIC, node_id, hit.node_id, min(1.0, hit.score), now)
-                    for hit in neighbours
-                ]
-            )
+        return node_properties(
+            label=memory.label,
+            content=memory.content,
+            importance=importance,
+            now=now,
+            source=memory.source,
+            summary=memory.summary,
+            confidence=memory.confidence,
+            source_turn_ids=memory.source_turn_ids,
+            tags=memory.tags,
+            agent_id=memory.agent_id,
+            subject=memory.subject,
+            slot=memory.slot,
+            value=memory.value,
+            valid_from=memory.valid_from,
+            valid_to=memory.valid_to,
+            superseded_by=memory.superseded_by,
+            event_time=memory.event_time,
+        )
 
     def _view(self, node_type: str, node: dict[str, Any], now: datetime) -> dict[str, Any]:
         """The stored node plus its derived tags (computed now, never stored)."""
@@ -275,8 +184,3 @@ class MemoryNodes:
             "temperature": temperature(node.get("last_accessed"), now).value,
             "time_scope": time_scope(node["created_at"], now, self.recent_window).value,
         }
-
-
-def _check_weight(weight: float | None, field: str) -> None:
-    if weight is not None and not 0.0 < weight <= 1.0:
-        raise InputError(field, "must be in (0, 1]")

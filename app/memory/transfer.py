@@ -23,7 +23,7 @@ from app.domain.snapshot import (
 )
 from app.embedding import Embedder
 from app.memory.errors import ConflictError, NotFoundError
-from app.memory.nodes import embedding_text
+from app.memory.semantic import embedding_text
 from app.stores.graph import GraphStore, GraphTx
 from app.stores.vectors import VectorRecord, VectorStore
 

@@ -1,0 +1,99 @@
+"""How nodes and relationships are stored: their properties at creation, and link creation.
+
+Every writer (saved memories, ingested turns, imports) builds nodes and relationships here, so a
+node always carries the same bookkeeping properties whoever wrote it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
+
+from app.domain.decay import INITIAL_ACTIVATION
+from app.domain.inputs import InputError, derive_summary
+from app.domain.model import Importance, RelType, Source
+from app.stores.graph import GraphTx
+
+
+def node_properties(
+    *,
+    label: str,
+    content: str,
+    importance: Importance,
+    now: datetime,
+    source: Source,
+    summary: str | None = None,
+    confidence: float = 1.0,
+    source_turn_ids: Iterable[str] = (),
+    tags: Iterable[str] = (),
+    **optional: Any,
+) -> dict[str, Any]:
+    """A new node's properties; `optional` ones (agent_id, subject, slot, value, valid_from, …) are
+    stored only when not None."""
+    properties: dict[str, Any] = {
+        "label": label,
+        "summary": summary if summary is not None else derive_summary(content),
+        "content": content,
+        "importance": importance.value,
+        "activation": INITIAL_ACTIVATION,
+        "activation_base": INITIAL_ACTIVATION,
+        "created_at": now,
+        "updated_at": now,
+        "last_accessed": now,
+        "access_count": 0,
+        "source": source.value,
+        "confidence": confidence,
+        "source_turn_ids": list(source_turn_ids),
+        "tags": list(tags),
+    }
+    properties.update({key: value for key, value in optional.items() if value is not None})
+    return properties
+
+
+def relationship_properties(rel_type: RelType, weight: float | None, now: datetime) -> dict[str, Any]:
+    if rel_type.protected:
+        return {"protected": True, "created_at": now}
+    w = 1.0 if weight is None else weight
+    return {
+        "protected": False,
+        "weight": w,
+        "weight_base": w,
+        "created_at": now,
+        "last_reinforced": now,
+        "co_activations": 0,
+    }
+
+
+def oriented(rel_type: RelType, source_id: str, target_id: str) -> tuple[str, str]:
+    """Symmetric types are stored once per pair, from the smaller id to the larger."""
+    if rel_type.symmetric and target_id < source_id:
+        return target_id, source_id
+    return source_id, target_id
+
+
+def check_weight(weight: float | None, field: str) -> None:
+    if weight is not None and not 0.0 < weight <= 1.0:
+        raise InputError(field, "must be in (0, 1]")
+
+
+def create_link(
+    tx: GraphTx,
+    namespace: str,
+    rel_type: RelType,
+    source_id: str,
+    target_id: str,
+    weight: float | None,
+    now: datetime,
+) -> dict[str, Any]:
+    """Create the relationship unless it exists (idempotent); returns it with a `created` flag."""
+    check_weight(weight, "weight")
+    source_id, target_id = oriented(rel_type, source_id, target_id)
+    return tx.run(
+        "link.create",
+        namespace=namespace,
+        type=rel_type.value,
+        source_id=source_id,
+        target_id=target_id,
+        properties=relationship_properties(rel_type, weight, now),
+    )[0]

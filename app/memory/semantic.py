@@ -1,0 +1,64 @@
+"""The vector side of a write: embed new nodes in one batch, store their vectors, and give each
+SEMANTIC edges to its closest neighbours in the namespace (cosine above a threshold)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from app.domain.model import RelType
+from app.embedding import Embedder
+from app.memory.records import create_link
+from app.stores.graph import GraphStore, GraphTx
+from app.stores.vectors import VectorRecord, VectorStore
+
+
+@dataclass(frozen=True)
+class SemanticLinking:
+    threshold: float = 0.7
+    max_neighbours: int = 3
+
+
+@dataclass(frozen=True)
+class NodeText:
+    id: str
+    type: str
+    text: str
+
+
+def embedding_text(node: dict[str, Any]) -> str:
+    return f"{node['label']}. {node['content']}" if node.get("label") else str(node["content"])
+
+
+class SemanticIndexer:
+    def __init__(self, graph: GraphStore, vectors: VectorStore, embedder: Embedder, linking: SemanticLinking) -> None:
+        self.graph = graph
+        self.vectors = vectors
+        self.embedder = embedder
+        self.linking = linking
+
+    def index(self, namespace: str, nodes: Sequence[NodeText], now: datetime) -> int:
+        """Embed, store and link `nodes`; returns the SEMANTIC edges created. Idempotent."""
+        if not nodes:
+            return 0
+        vectors = self.embedder.embed([node.text for node in nodes])
+        self.vectors.upsert(
+            namespace,
+            [VectorRecord(node.id, vector, {"type": node.type}) for node, vector in zip(nodes, vectors, strict=True)],
+        )
+        pairs: list[tuple[str, str, float]] = []
+        if self.linking.max_neighbours > 0:
+            for node, vector in zip(nodes, vectors, strict=True):
+                hits = self.vectors.search(namespace, vector, limit=self.linking.max_neighbours + 1)
+                close = [h for h in hits if h.node_id != node.id and h.score > self.linking.threshold]
+                pairs.extend((node.id, h.node_id, min(1.0, h.score)) for h in close[: self.linking.max_neighbours])
+        if not pairs:
+            return 0
+
+        def work(tx: GraphTx) -> int:
+            created = [create_link(tx, namespace, RelType.SEMANTIC, a, b, w, now)["created"] for a, b, w in pairs]
+            return sum(1 for c in created if c)
+
+        return self.graph.write_transaction(work)
