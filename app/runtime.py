@@ -12,8 +12,11 @@ import redis
 
 from app.domain.importance import ImportanceRules
 from app.embedding import Embedder
+from app.extract.inference import InferenceRules
 from app.memory.access import AccessLog
 from app.memory.forgetting import Forgetting
+from app.memory.hot_window import HotWindow
+from app.memory.ingest import Ingestor
 from app.memory.learning import HebbianLearning
 from app.memory.namespaces import Namespaces
 from app.memory.nodes import MemoryNodes
@@ -62,6 +65,8 @@ class Runtime:
         self.learning = HebbianLearning(self.graph, self.redis)
         self.accesses = AccessLog(self.graph, self.redis)
         self.transfer = Transfer(self.graph, self.vectors, self.embedder)
+        self.hot_window = HotWindow(self.redis)
+        self.ingestor = Ingestor(self.graph, self.semantic, self.importance_rules, InferenceRules.load())
 
     @classmethod
     def open(cls, settings: Settings, host_jobs: bool | None = None, embedder: Embedder | None = None) -> Runtime:

@@ -20,6 +20,10 @@ CREATE INDEX memory_activation IF NOT EXISTS FOR (m:Memory) ON (m.namespace, m.a
 // name: memory_last_accessed
 CREATE INDEX memory_last_accessed IF NOT EXISTS FOR (m:Memory) ON (m.namespace, m.last_accessed)
 
+// name: memory_fact_slot
+// The write path looks up the fact in force for a subject and slot.
+CREATE INDEX memory_fact_slot IF NOT EXISTS FOR (m:Memory) ON (m.namespace, m.subject_key, m.slot)
+
 // name: memory_text
 // Full text over label, summary and content. The `cjk` analyzer (Lucene CJKAnalyzer) indexes
 // Chinese as overlapping bigrams and English as lower-cased words without stop words; measured

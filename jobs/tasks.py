@@ -1,4 +1,5 @@
-"""Background jobs: activity flush, decay, pruning. Each is idempotent and single-flight."""
+"""Background jobs: the write tracks, activity flush, decay, pruning. Each is idempotent; the periodic
+ones are single-flight."""
 
 from __future__ import annotations
 
@@ -6,6 +7,10 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+import neo4j.exceptions
+import redis.exceptions
+
+from app.memory.ingest import SequencedTurn
 from app.memory.learning import FlushReport
 from app.stores.hot import single_flight
 from jobs.celery_app import celery_app
@@ -55,3 +60,24 @@ def decay(namespace: str | None = None) -> dict[str, Any]:
 def prune(namespace: str | None = None) -> dict[str, Any]:
     """Bring namespaces over capacity down to their low-water mark; drop weak learned edges."""
     return _each_namespace("prune", namespace, lambda rt, ns: rt.forgetting.prune(ns))
+
+
+# Engine errors worth retrying: the task is idempotent, so a retry after a partial run is safe.
+RETRYABLE = (neo4j.exceptions.ServiceUnavailable, neo4j.exceptions.TransientError, redis.exceptions.ConnectionError)
+
+
+@celery_app.task(
+    name="hippograph.ingest_turns",
+    autoretry_for=RETRYABLE,
+    retry_backoff=True,
+    retry_backoff_max=60,
+    retry_jitter=True,
+    max_retries=8,
+)
+def ingest_turns(namespace: str, turn_keys: list[str]) -> dict[str, Any]:
+    """Run the write tracks for turns already in the hot window (passed by key, not by value)."""
+    runtime = current_runtime()
+    stored = runtime.hot_window.get(namespace, turn_keys)
+    batch = [SequencedTurn(turn, meta["seq"]) for turn, meta in stored]
+    report = runtime.ingestor.ingest(namespace, batch, datetime.now(UTC))
+    return asdict(report)

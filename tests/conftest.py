@@ -180,7 +180,7 @@ def unused_port() -> int:
 
 
 @pytest.fixture
-def runtime(settings, embedder) -> Iterator:  # type: ignore[no-untyped-def]
+def runtime(settings, embedder, celery_configured) -> Iterator:  # type: ignore[no-untyped-def]
     """The engines and memory operations, with a private vector shard; no background worker."""
     from app.runtime import Runtime
 
@@ -210,3 +210,14 @@ def cypher(runtime):  # type: ignore[no-untyped-def]
         return [to_native(r.data()) for r in records]
 
     return run
+
+
+@pytest.fixture(scope="session")
+def celery_configured(services: Services) -> None:
+    """Point the project's Celery app at this run's Redis, with a queue of its own so that no worker
+    consumes another run's messages (the app reads REDIS_URL once, at import)."""
+    from jobs.celery_app import celery_app
+
+    celery_app.conf.broker_url = services.redis_url
+    celery_app.conf.result_backend = services.redis_url
+    celery_app.conf.task_default_queue = f"test-{uuid.uuid4().hex[:12]}"

@@ -7,7 +7,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from app.api import health, memories
+from app.api import health, memories, turns
 from app.api.errors import install_error_handlers
 from app.runtime import Runtime
 from app.settings import Settings, get_settings
@@ -30,4 +30,5 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
     install_error_handlers(app)
     app.include_router(health.router)
     app.include_router(memories.router)
+    app.include_router(turns.router)
     return app

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from datetime import UTC, datetime
+from typing import Annotated, Any
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator
 
 from app.domain.inputs import NewLink, NewMemory
 from app.domain.model import SUMMARY_MAX_CHARS, Importance, NodeType, RelType, Source
+from app.domain.turns import Turn
 
 MAX_CONTENT_CHARS = 64 * 1024
 Weight = Annotated[float, Field(gt=0.0, le=1.0)]
@@ -82,3 +84,36 @@ class LinkBody(Strict):
 class NodePatchBody(Strict):
     importance: Importance | None = Field(None, description="raise only")
     tags: list[Text] | None = Field(None, max_length=64)
+
+
+MAX_TURN_BYTES = 64 * 1024
+MAX_TURNS_PER_BATCH = 1000
+
+
+class TurnBody(Strict):
+    session_id: Text
+    turn_id: Text
+    speaker: Text
+    text: str = Field(min_length=1)
+    timestamp: datetime | None = Field(None, description="ISO 8601; without an offset it is taken as UTC; default now")
+    metadata: dict[str, Any] | None = None
+
+    @field_validator("text")
+    @classmethod
+    def text_fits(cls, text: str) -> str:
+        if not text.strip():
+            raise ValueError("must not be blank")
+        if len(text.encode("utf-8")) > MAX_TURN_BYTES:
+            raise ValueError(f"at most {MAX_TURN_BYTES} bytes of UTF-8")
+        return text
+
+    def to_domain(self, now: datetime) -> Turn:
+        timestamp = self.timestamp or now
+        if timestamp.tzinfo is None:
+            timestamp = timestamp.replace(tzinfo=UTC)
+        return Turn(self.session_id, self.turn_id, self.speaker, self.text, timestamp, self.metadata or {})
+
+
+class TurnsBody(Strict):
+    turns: list[TurnBody] = Field(min_length=1, max_length=MAX_TURNS_PER_BATCH)
+    wait: bool = Field(False, description="answer 200 only when every track has run for these turns")

@@ -34,6 +34,15 @@ class TimeMention:
         return self.start
 
 
+# Slots that hold many values at once: a new value adds to them instead of superseding the old one.
+MULTI_VALUED_SLOTS = frozenset({"trip_to", "likes", "dislikes", "pet", "visited"})
+
+
+def supersedes(slot: str) -> bool:
+    """Whether a new value for this slot replaces the one in force."""
+    return slot not in MULTI_VALUED_SLOTS
+
+
 class EntityKind(StrEnum):
     PERSON = "person"
     PLACE = "place"

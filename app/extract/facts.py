@@ -1,0 +1,942 @@
+"""Slot facts and named entities from one conversation turn: a bank of regular expressions, no LLM.
+
+The bank lives in `app/data/fact_patterns.yaml`, whose header documents the format; `FactPatterns.load`
+validates it and names the rule and field of any error. `extract_facts`, `extract_entities` and
+`normalize_name` use the default bank, loaded once.
+
+What the extractor does and does not do (the data file has the Chinese forms of each example):
+
+- Subjects. First person (I, me, my and their Chinese forms) is the speaker. "my friend's car", "my
+  wife's name", "my mom lives" get the subject "<speaker>'s <relation>", with the relation in English
+  (`relations` in the data file, which maps the Chinese kin terms too). "my friend Alice works at",
+  "Alice's car" and "Alice lives in" get "Alice". Pronouns (he, she, we, they ...) give no fact: there
+  is no coreference. Second person ("your car is ...") gives no fact: the speaker describing the
+  listener is out of scope. Chinese third persons are only reached through the first person and a
+  relation word ("my mother"): there is no Chinese name recognition.
+- A clause without a subject of its own borrows the previous clause's ("I live in Berlin and work at
+  Acme"); `name` rules never borrow, since a bare "called X" after a comma usually names what was just
+  mentioned ("I have a dog, called Rex" is not the speaker's name).
+- Negation: a negation cue between the clause start and the value ("don't", "never", "no longer") or
+  "anymore" anywhere in the clause drops the fact; nothing negative is stored for a positive slot ("I
+  don't live in Berlin anymore" gives nothing). Negative rules (`dislikes`) state the negation
+  themselves. Questions (a question mark, "do you ...", question particles and words) give nothing.
+- Pets: "I have a dog named Rex" gives `pet` = "dog" and "<speaker>'s dog" `name` = "Rex", so the name
+  lands where "my dog's name is Rex" puts it, and several pets do not overwrite one another's names.
+- Values are cut at clause boundaries and stops (time words, prepositions after places), stripped of
+  lowercase articles, punctuation and fillers, NFKC-normalized, and capped at 80 characters.
+- Confidence comes from the rule: 0.9 for explicit copulas and verbs ("my X is Y", "I live in"), 0.8
+  for looser ones ("I am a teacher", "I was born in", "I'm a big fan of"), 0.7 for the loosest ("I'm
+  Alice", "I've been to Japan"). When two matches overlap in a clause the more confident wins (ties: the
+  earlier rule in the file).
+- `event_time` is left empty: dating a statement is the time extractor's job.
+- Slots from the text ("my X is Y") go through `slot_aliases`, so both languages give one slot name;
+  a Chinese key missing from it is kept as written.
+- Full-width forms are folded before matching (offsets unchanged), so full-width Latin text matches too.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, cast
+
+import yaml
+
+from app.extract.types import EntityKind, EntityMention, FactMention
+
+DEFAULT_PATTERNS_PATH = Path(__file__).resolve().parents[1] / "data" / "fact_patterns.yaml"
+
+EntityMode = Literal["whole", "names", "none"]
+# (language, the alternation of that language's regexes): one search per language instead of one per regex
+LanguagePatterns = tuple[tuple[str, re.Pattern[str]], ...]
+
+_TOP_FIELDS = frozenset(
+    {
+        "scripts",
+        "boundaries",
+        "questions",
+        "negation",
+        "subjects",
+        "relations",
+        "slot_aliases",
+        "slots",
+        "value",
+        "macros",
+        "rules",
+    }
+)
+_RULE_FIELDS = frozenset(
+    {"id", "description", "slot", "confidence", "patterns", "polarity", "stops", "reject", "subject_carry", "keywords"}
+)
+_VALUE_FIELDS = frozenset({"max_length", "strip_leading", "trim_end", "stops", "reject"})
+_SUBJECT_FIELDS = frozenset({"first_person", "others", "owner", "possessive", "not_names"})
+_SLOT_FIELDS = frozenset({"kind", "entities"})
+_ENTITY_MODES = ("whole", "names", "none")
+_SLOT_NAME = re.compile(r"[a-z][a-z0-9_]*")
+_MACRO_REF = re.compile(r"\{\{(\w+)\}\}")
+_DEFAULT_SENTENCE_END = r"[.!?]+(?=\s|$)|[。！？]+|\n+"
+_DEFAULT_MAX_LENGTH = 80
+
+# Characters kept at the edges of a value or a name although they are punctuation or symbols ("C#", "C++").
+_KEPT_EDGE_CHARS = frozenset("#+%$€£¥&@")
+_BRACKETS = {")": "(", "）": "（", "]": "[", "」": "「", "』": "『", "》": "《"}
+_OPENERS = {opener: closer for closer, opener in _BRACKETS.items()}
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_LATIN_LETTER = r"A-Za-z0-9\u00C0-\u024F"
+_NAME_TOKEN = rf"[A-Z][{_LATIN_LETTER}]*(?:-[{_LATIN_LETTER}]+)*"
+_NAME_CONNECTORS = frozenset({"of", "de", "da", "del", "di", "du", "van", "von", "der", "den", "la", "le"})
+# Capitalized words in a row ("Model Y", "Bank of America", "Windows 11"); case-sensitive on purpose.
+_CAPITALIZED_RUN = re.compile(
+    rf"(?<![{_LATIN_LETTER}'’-]){_NAME_TOKEN}"
+    rf"(?:(?:\s+(?:{'|'.join(sorted(_NAME_CONNECTORS))}))?\s+(?:{_NAME_TOKEN}|\d+[A-Za-z]*)(?![{_LATIN_LETTER}]))*"
+)
+_OPENING_MARKS = frozenset("\"'“‘([（「『《")
+
+
+def normalize_name(name: str) -> str:
+    """The merge key of an entity: NFKC, casefolded, whitespace collapsed, punctuation stripped at both ends.
+
+    "Model  Y", "model y" and "ＭＯＤＥＬ Ｙ" all give "model y"; Chinese only loses width and extra space.
+    """
+    text = " ".join(unicodedata.normalize("NFKC", name).casefold().split())
+    start, end = 0, len(text)
+    while start < end and _is_stripped_punctuation(text[start]):
+        start += 1
+    while end > start and _is_stripped_punctuation(text[end - 1]):
+        end -= 1
+    return " ".join(text[start:end].split())
+
+
+def _is_stripped_punctuation(ch: str) -> bool:
+    return ch.isspace() or (unicodedata.category(ch).startswith("P") and ch not in _KEPT_EDGE_CHARS)
+
+
+def _is_edge_char(ch: str) -> bool:
+    """Whitespace, punctuation, symbols and emoji parts, removed from the edges of a value."""
+    if ch.isspace():
+        return True
+    if ch in _KEPT_EDGE_CHARS:
+        return False
+    category = unicodedata.category(ch)
+    return category[0] in "PS" or category in ("Cf", "Me") or 0xFE00 <= ord(ch) <= 0xFE0F
+
+
+def fold_width(text: str) -> str:
+    """`text` with each character that NFKC maps to one character replaced by it (full-width "Ｙ" -> "Y",
+    "，" -> ","), so patterns see one form; the length and every offset stay the same."""
+    return text if text.isascii() else text.translate(_WIDTH_FOLD)
+
+
+class _WidthFold(dict[int, int]):
+    """A str.translate table filled on first sight of each character."""
+
+    def __missing__(self, code: int) -> int:
+        folded = unicodedata.normalize("NFKC", chr(code))
+        self[code] = ord(folded) if len(folded) == 1 else code
+        return self[code]
+
+
+_WIDTH_FOLD = _WidthFold()
+
+
+def _contains_any(text: str, words: tuple[str, ...]) -> bool:
+    # a plain loop: measurably faster than any() over a generator, and this runs for every rule and clause
+    for word in words:  # noqa: SIM110
+        if word in text:
+            return True
+    return False
+
+
+def _has_cjk(text: str) -> bool:
+    return _CJK.search(text) is not None
+
+
+@dataclass(frozen=True)
+class FactRule:
+    id: str
+    description: str
+    slot: str  # snake_case, may contain "{key}"
+    confidence: float
+    patterns: tuple[tuple[str, re.Pattern[str]], ...]  # (language, pattern)
+    negative: bool = False
+    stops: LanguagePatterns = ()  # the default stops and the rule's stop sets
+    reject: LanguagePatterns = ()  # the file's `value.reject` and the rule's own
+    subject_carry: bool = True
+    keywords: tuple[str, ...] = ()  # casefolded; a cheap first pass (empty: always search the patterns)
+
+
+@dataclass(frozen=True)
+class SlotEntities:
+    kind: EntityKind
+    mode: EntityMode
+
+
+_DEFAULT_SLOT = SlotEntities(EntityKind.THING, "names")
+
+
+@dataclass(frozen=True)
+class PatternSettings:
+    """Everything in the data file but the rules."""
+
+    sentence_end: re.Pattern[str]
+    clause_separator: re.Pattern[str] | None
+    scripts: Mapping[str, re.Pattern[str]] = field(default_factory=dict)
+    questions: LanguagePatterns = ()
+    negation_before_value: LanguagePatterns = ()
+    negation_anywhere: LanguagePatterns = ()
+    first_person: frozenset[str] = frozenset()
+    others: frozenset[str] = frozenset()
+    owner: re.Pattern[str] | None = None
+    possessive: re.Pattern[str] | None = None
+    not_names: frozenset[str] = frozenset()
+    relations: Mapping[str, str] = field(default_factory=dict)
+    slot_aliases: Mapping[str, str] = field(default_factory=dict)
+    slots: Mapping[str, SlotEntities] = field(default_factory=dict)
+    max_length: int = _DEFAULT_MAX_LENGTH
+    strip_leading: LanguagePatterns = ()
+    trim_end: LanguagePatterns = ()
+
+
+@dataclass(frozen=True)
+class _Found:
+    fact: FactMention
+    subject_text: str  # the subject as written, lent to a following clause without one
+    subject_span: tuple[int, int]
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    confidence: float
+    order: int  # the rule's position in the bank, for ties
+    span: tuple[int, int]
+    found: tuple[_Found, ...]
+
+
+class FactPatterns:
+    def __init__(self, settings: PatternSettings, rules: tuple[FactRule, ...]) -> None:
+        self.settings = settings
+        self.rules = rules
+        self._key_slots: dict[str, str] = {}  # cache: keys repeat across turns
+
+    @classmethod
+    def load(cls, path: Path = DEFAULT_PATTERNS_PATH) -> FactPatterns:
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except yaml.YAMLError as exc:
+            raise ValueError(f"fact patterns {path}: not valid YAML: {exc}") from exc
+        return cls.from_data(data, source=str(path))
+
+    @classmethod
+    def from_data(cls, data: Any, source: str = "<data>") -> FactPatterns:
+        return _Parser(source).parse(data)
+
+    # --- facts -------------------------------------------------------------------------------------
+
+    def extract_facts(self, text: str, speaker: str) -> list[FactMention]:
+        """The slot facts stated in `text`, in text order; first-person statements are about `speaker`."""
+        if not speaker.strip():
+            raise ValueError("speaker must not be blank")
+        facts: list[FactMention] = []
+        work = fold_width(text)
+        for start, end in self._sentences(work):
+            if self._first(self.settings.questions, self._languages(work[start:end]), work, start, end):
+                continue
+            carry: _Found | None = None
+            for clause in self._clauses(work, start, end):
+                found, matched = self._read_clause(text, work, clause, speaker, None)
+                if not matched and carry is not None:
+                    found, _ = self._read_clause(text, work, clause, speaker, carry)
+                facts.extend(item.fact for item in found)
+                carry = found[-1] if found else None
+        return facts
+
+    def _sentences(self, text: str) -> Iterator[tuple[int, int]]:
+        start = 0
+        for end in self.settings.sentence_end.finditer(text):
+            if text[start : end.end()].strip():
+                yield start, end.end()
+            start = end.end()
+        if text[start:].strip():
+            yield start, len(text)
+
+    def _clauses(self, text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+        separator = self.settings.clause_separator
+        pieces: list[tuple[int, int]] = []
+        position = start
+        if separator is not None:
+            for m in separator.finditer(text, start, end):
+                if m.end() > m.start():
+                    pieces.append((position, m.start()))
+                    position = m.end()
+        pieces.append((position, end))
+        for piece_start, piece_end in pieces:
+            while piece_start < piece_end and text[piece_start].isspace():
+                piece_start += 1
+            while piece_end > piece_start and _is_edge_char(text[piece_end - 1]):
+                piece_end -= 1
+            if piece_end > piece_start:
+                yield piece_start, piece_end
+
+    def _read_clause(
+        self, text: str, work: str, bounds: tuple[int, int], speaker: str, carry: _Found | None
+    ) -> tuple[list[_Found], bool]:
+        """The facts of one clause, and whether any pattern matched it at all (even if refused later).
+
+        `work` is `text` with full-width forms folded (same length, so offsets hold for both)."""
+        start, end = bounds
+        clause = work[start:end]
+        lead = ""
+        if carry is not None:
+            lead = carry.subject_text + ("" if _has_cjk(carry.subject_text[-1]) else " ")
+        target = lead + clause
+        folded = target.casefold()
+        languages = self._languages(clause)
+        candidates: list[_Candidate] = []
+        matched = False
+        for order, rule in enumerate(self.rules):
+            if carry is not None and not rule.subject_carry:
+                continue
+            if rule.keywords and not _contains_any(folded, rule.keywords):
+                continue
+            for lang, pattern in rule.patterns:
+                if not self._applies(lang, languages):
+                    continue
+                m = pattern.search(target)
+                if m is None:
+                    continue
+                if carry is not None and (m.start() != 0 or m.group("subject") != carry.subject_text):
+                    continue
+                matched = True
+                frame = _Frame(text, target, len(lead), start, carry, languages)
+                candidate = self._candidate(rule, order, m, frame, speaker)
+                if candidate is not None:
+                    candidates.append(candidate)
+        return _select(candidates), matched
+
+    def _candidate(
+        self, rule: FactRule, order: int, m: re.Match[str], frame: _Frame, speaker: str
+    ) -> _Candidate | None:
+        subject_text = m.group("subject")
+        if not subject_text:  # an optional subject group that took no part in the match
+            return None
+        subject_span = frame.subject_span(m.span("subject"))
+        subject, subject_entities = self._resolve_subject(frame.source, subject_text, subject_span, speaker)
+        if subject is None:
+            return None
+        value = self._clean_value(frame, *m.span("value"), rule.stops)
+        if value is None:
+            return None
+        value_start, value_end, value_text = value
+        if not rule.negative and self._negated(frame, value_start):
+            return None
+        if self._first(rule.reject, frame.languages, value_text):
+            return None
+        slot = self._slot(rule, m)
+        if slot is None:
+            return None
+        # the statement: from the subject (the clause start for a borrowed one) to the value, or to the
+        # end of the match when the pattern goes on after the value ("I am 30 years old")
+        end = value_end if m.end("value") == m.end() else m.end()
+        span = (frame.original(max(m.start(), frame.shift)), frame.original(end))
+        entities = subject_entities + self._value_entities(slot, frame, value_start, value_end)
+        fact = FactMention(subject, slot, value_text, rule.confidence, span, entities)
+        found = [_Found(fact, subject_text, subject_span)]
+        named = self._named_value(rule, m, frame, subject, slot, value_text, span)
+        if named is not None:
+            found.append(_Found(named, subject_text, subject_span))
+        return _Candidate(rule.confidence, order, span, tuple(found))
+
+    def _named_value(
+        self,
+        rule: FactRule,
+        m: re.Match[str],
+        frame: _Frame,
+        subject: str,
+        slot: str,
+        value_text: str,
+        span: tuple[int, int],
+    ) -> FactMention | None:
+        """The `name` fact of a named value: "a dog named Rex" -> "<subject>'s dog" name = "Rex"."""
+        if "name" not in m.re.groupindex or m.group("name") is None:
+            return None
+        name = self._clean_value(frame, *m.span("name"), rule.stops)
+        if name is None:
+            return None
+        name_start, name_end, name_text = name
+        owner = self.settings.relations.get(value_text.casefold(), value_text.casefold())
+        kind = self.settings.slots.get(slot, _DEFAULT_SLOT).kind
+        entity = frame.mention(name_start, name_end, kind)
+        return FactMention(f"{subject}'s {owner}", "name", name_text, rule.confidence, span, (entity,))
+
+    # --- subjects ----------------------------------------------------------------------------------
+
+    def _resolve_subject(
+        self, source: str, raw: str, span: tuple[int, int], speaker: str
+    ) -> tuple[str | None, tuple[EntityMention, ...]]:
+        """Who a subject as written is: the speaker, "<speaker>'s <relation>", a name, or None (refused)."""
+        text = raw.strip()
+        if self.settings.possessive is not None:
+            text = self.settings.possessive.sub("", text)
+        folded = " ".join(text.casefold().split())
+        words = folded.split()
+        if not words:
+            return None, ()
+        if folded in self.settings.first_person:
+            return speaker, ()
+        if folded in self.settings.others or words[0] in self.settings.others:
+            return None, ()
+        owner = self.settings.owner.match(text) if self.settings.owner is not None else None
+        if owner is not None:
+            return self._relation_subject(source, raw, text, owner.end(), span, speaker)
+        return self._named_subject(source, raw, text, span)
+
+    def _relation_subject(
+        self, source: str, raw: str, text: str, offset: int, span: tuple[int, int], speaker: str
+    ) -> tuple[str | None, tuple[EntityMention, ...]]:
+        words = [(w.group(), w.start() + offset) for w in re.finditer(r"\S+", text[offset:])]
+        if not words:
+            return speaker, ()
+        # "my friend Alice": trailing names, after at least one relation word, name the subject
+        names = 0
+        while names < len(words) - 1 and self._is_name_word(words[-1 - names][0]):
+            names += 1
+        if names:
+            return self._name_with_entity(source, raw, words[-names:], span)
+        relation = " ".join(w for w, _ in words).casefold()
+        return f"{speaker}'s {self.settings.relations.get(relation, relation)}", ()
+
+    def _named_subject(
+        self, source: str, raw: str, text: str, span: tuple[int, int]
+    ) -> tuple[str | None, tuple[EntityMention, ...]]:
+        words = [(w.group(), w.start()) for w in re.finditer(r"\S+", text)]
+        while words and words[0][0].casefold() in self.settings.not_names:
+            words.pop(0)
+        if not words or not all(self._is_name_word(w) for w, _ in words):
+            return None, ()
+        return self._name_with_entity(source, raw, words, span)
+
+    def _is_name_word(self, word: str) -> bool:
+        return word[:1].isupper() and word.casefold() not in self.settings.not_names
+
+    def _name_with_entity(
+        self, source: str, raw: str, words: list[tuple[str, int]], span: tuple[int, int]
+    ) -> tuple[str, tuple[EntityMention, ...]]:
+        # word offsets are into the stripped subject, which starts after `raw`'s leading space
+        base = span[0] + (len(raw) - len(raw.lstrip()))
+        first, last = words[0], words[-1]
+        start, end = base + first[1], base + last[1] + len(last[0])
+        name = raw[start - span[0] : end - span[0]]
+        return name, (_mention(source[start:end], EntityKind.PERSON, (start, end)),)
+
+    # --- values ------------------------------------------------------------------------------------
+
+    def _clean_value(self, frame: _Frame, start: int, end: int, stops: LanguagePatterns) -> tuple[int, int, str] | None:
+        """The value's trimmed bounds in `frame.target` and its text, or None when nothing is left."""
+        if start < 0:
+            return None
+        target = frame.target
+        stop = self._first(stops, frame.languages, target, start + 1, end)
+        if stop is not None:
+            end = stop.start()
+        limit = self.settings.max_length
+        if end - start > limit:
+            space = target.rfind(" ", start, start + limit + 1)
+            end = space if space > start + limit // 2 else start + limit
+        while True:
+            bounds = (start, end)
+            start, end = _trim_edges(target, start, end)
+            start = self._strip_leading(frame, start, end)
+            end = self._trim_end(frame, start, end)
+            if (start, end) == bounds:
+                break
+        if start >= end:
+            return None
+        return start, end, " ".join(unicodedata.normalize("NFKC", target[start:end]).split())
+
+    def _strip_leading(self, frame: _Frame, start: int, end: int) -> int:
+        # on a slice: these patterns are anchored with ^
+        m = self._first(self.settings.strip_leading, frame.languages, frame.target[start:end])
+        return start + m.end() if m is not None and 0 < m.end() < end - start else start
+
+    def _trim_end(self, frame: _Frame, start: int, end: int) -> int:
+        m = self._first(self.settings.trim_end, frame.languages, frame.target, start, end)
+        return m.start() if m is not None and m.start() > start else end
+
+    def _negated(self, frame: _Frame, value_start: int) -> bool:
+        settings, target = self.settings, frame.target
+        before = self._first(settings.negation_before_value, frame.languages, target, 0, value_start)
+        return before is not None or self._first(settings.negation_anywhere, frame.languages, target) is not None
+
+    def _languages(self, text: str) -> frozenset[str]:
+        """The languages (of those with a script) that `text` is written in."""
+        return frozenset(lang for lang, script in self.settings.scripts.items() if script.search(text))
+
+    def _applies(self, lang: str, languages: frozenset[str]) -> bool:
+        return lang in languages or lang not in self.settings.scripts
+
+    def _first(
+        self, patterns: LanguagePatterns, languages: frozenset[str], text: str, pos: int = 0, endpos: int | None = None
+    ) -> re.Match[str] | None:
+        """The earliest match in `text[pos:endpos]` of the patterns of the `languages` and script-less ones."""
+        end = len(text) if endpos is None else endpos
+        best: re.Match[str] | None = None
+        for lang, pattern in patterns:
+            if self._applies(lang, languages):
+                m = pattern.search(text, pos, end)
+                if m is not None and (best is None or m.start() < best.start()):
+                    best = m
+        return best
+
+    def _slot(self, rule: FactRule, m: re.Match[str]) -> str | None:
+        if "{key}" not in rule.slot:
+            return rule.slot
+        key = m.group("key")
+        slot = self._key_slot(key) if key else ""
+        return rule.slot.replace("{key}", slot) if slot else None
+
+    def _key_slot(self, key: str) -> str:
+        """A key as written ("favourite colour") as a slot name ("favorite_color"), through `slot_aliases`."""
+        slot = self._key_slots.get(key)
+        if slot is None:
+            slot = self._key_slots[key] = self._compute_key_slot(key)
+        return slot
+
+    def _compute_key_slot(self, key: str) -> str:
+        aliases = self.settings.slot_aliases
+        folded = normalize_name(key)
+        if folded in aliases:
+            return aliases[folded]
+        words = [aliases.get(word, word) for word in re.split(r"[\s\-]+", folded) if word]
+        return re.sub(r"\W+", "_", "_".join(words)).strip("_")
+
+    # --- entities ----------------------------------------------------------------------------------
+
+    def _value_entities(self, slot: str, frame: _Frame, start: int, end: int) -> tuple[EntityMention, ...]:
+        info = self.settings.slots.get(slot, _DEFAULT_SLOT)
+        if info.mode == "none":
+            return ()
+        written = frame.target[start:end]
+        whole = (frame.mention(start, end, info.kind),)
+        if info.mode == "whole":
+            return whole if any(ch.isupper() for ch in written) or _has_cjk(written) else ()
+        names = tuple(frame.mention(start + s, start + e, info.kind) for _, s, e in self._capitalized_names(written))
+        return names or (whole if _has_cjk(written) else ())
+
+    def extract_entities(self, text: str) -> list[EntityMention]:
+        """Entities of the facts in `text`, then other capitalized names (a single capitalized word that
+        opens a sentence is left out: "Honestly", "Berlin is nice"). Chinese entities come only from facts."""
+        found: dict[tuple[int, int], EntityMention] = {}
+        for fact in self.extract_facts(text, speaker="speaker"):
+            for entity in fact.entities:
+                found.setdefault(entity.span, entity)
+        work = fold_width(text)
+        openings = {_first_word(work, start, end) for start, end in self._sentences(work)}
+        for _, start, end in self._capitalized_names(work, openings):
+            if not any(start < e and s < end for s, e in found):
+                found[(start, end)] = _mention(text[start:end], EntityKind.THING, (start, end))
+        return sorted(found.values(), key=lambda mention: mention.span)
+
+    def _capitalized_names(
+        self, text: str, openings: frozenset[int] | set[int] = frozenset()
+    ) -> Iterator[tuple[str, int, int]]:
+        """Capitalized names in `text`; a single word at one of the `openings` (sentence starts) is skipped."""
+        for run in _CAPITALIZED_RUN.finditer(text):
+            tokens = [(t.group(), run.start() + t.start()) for t in re.finditer(r"\S+", run.group())]
+            for part in self._split_at_not_names(tokens):
+                start, end = part[0][1], part[-1][1] + len(part[-1][0])
+                if len(part) == 1 and (len(part[0][0]) == 1 or start in openings):
+                    continue
+                yield text[start:end], start, end
+
+    def _split_at_not_names(self, tokens: list[tuple[str, int]]) -> Iterator[list[tuple[str, int]]]:
+        part: list[tuple[str, int]] = []
+        for token in [*tokens, ("", -1)]:
+            if token[1] >= 0 and token[0].casefold() not in self.settings.not_names:
+                part.append(token)
+                continue
+            while part and not part[0][0][:1].isupper():
+                part.pop(0)
+            while part and part[-1][0] in _NAME_CONNECTORS:
+                part.pop()
+            if part:
+                yield part
+            part = []
+
+
+@dataclass(frozen=True)
+class _Frame:
+    """A clause as matched: `target` is the clause, behind a borrowed subject when there is one."""
+
+    source: str  # the whole turn as written
+    target: str
+    shift: int  # length of the borrowed subject and its joiner
+    clause_start: int  # offset of the clause in the turn
+    carry: _Found | None
+    languages: frozenset[str]  # the languages the clause is written in
+
+    def original(self, index: int) -> int:
+        return self.clause_start + index - self.shift
+
+    def original_span(self, start: int, end: int) -> tuple[int, int]:
+        return self.original(start), self.original(end)
+
+    def mention(self, start: int, end: int, kind: EntityKind) -> EntityMention:
+        """An entity at `target[start:end]`, named as written in the turn."""
+        span = self.original_span(start, end)
+        return _mention(self.source[span[0] : span[1]], kind, span)
+
+    def subject_span(self, span: tuple[int, int]) -> tuple[int, int]:
+        if self.carry is not None and span[0] < self.shift:
+            return self.carry.subject_span
+        return self.original_span(*span)
+
+
+def _select(candidates: list[_Candidate]) -> list[_Found]:
+    """The most confident candidates whose spans do not overlap, in text order."""
+    chosen: list[_Candidate] = []
+    for candidate in sorted(candidates, key=lambda c: (-c.confidence, c.order)):
+        if all(candidate.span[1] <= c.span[0] or c.span[1] <= candidate.span[0] for c in chosen):
+            chosen.append(candidate)
+    chosen.sort(key=lambda c: c.span)
+    return [found for candidate in chosen for found in candidate.found]
+
+
+def _trim_edges(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and _is_edge_char(text[start]) and not _closed_later(text, start, end):
+        start += 1
+    while end > start and _is_edge_char(text[end - 1]) and not _opened_before(text, start, end - 1):
+        end -= 1
+    return start, end
+
+
+def _closed_later(text: str, start: int, end: int) -> bool:
+    closer = _OPENERS.get(text[start])
+    return closer is not None and closer in text[start + 1 : end]
+
+
+def _opened_before(text: str, start: int, index: int) -> bool:
+    opener = _BRACKETS.get(text[index])
+    return opener is not None and opener in text[start:index]
+
+
+def _first_word(text: str, start: int, end: int) -> int:
+    while start < end and (text[start].isspace() or text[start] in _OPENING_MARKS):
+        start += 1
+    return start
+
+
+def _mention(name: str, kind: EntityKind, span: tuple[int, int]) -> EntityMention:
+    return EntityMention(name=name, normalized=_normalized(name), kind=kind, span=span)
+
+
+@functools.lru_cache(maxsize=8192)
+def _normalized(name: str) -> str:
+    return normalize_name(name)
+
+
+# --- loading -------------------------------------------------------------------------------------------
+
+
+class _Parser:
+    """Builds a FactPatterns from parsed YAML; every error names the place in the file."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.macros: dict[str, str] = {}
+
+    def error(self, where: str, problem: str) -> ValueError:
+        return ValueError(f"fact patterns {self.source}: {where}: {problem}")
+
+    def parse(self, data: Any) -> FactPatterns:
+        if not isinstance(data, Mapping):
+            raise self.error("top level", "expected a mapping with a `rules` list")
+        if unknown := sorted(set(map(str, data)) - _TOP_FIELDS):
+            raise self.error(f"field '{unknown[0]}'", f"unknown field (expected {', '.join(sorted(_TOP_FIELDS))})")
+        relations = self.string_map(data.get("relations"), "relations")
+        if relations:
+            self.macros["relation"] = "|".join(re.escape(k) for k in sorted(relations, key=lambda k: (-len(k), k)))
+        self.parse_macros(data.get("macros"))
+        value = self.mapping(data.get("value"), "value", _VALUE_FIELDS)
+        stop_sets = self.parse_stop_sets(value.get("stops"))
+        settings = self.parse_settings(data, relations, value)
+        rules_raw = data.get("rules")
+        if not isinstance(rules_raw, list) or not rules_raw:
+            raise self.error("field 'rules'", "expected a non-empty list of rules")
+        reject = self.regex_map(value.get("reject"), "value.reject")
+        rules = tuple(self.parse_rule(item, index, stop_sets, reject) for index, item in enumerate(rules_raw))
+        ids = [rule.id for rule in rules]
+        if duplicate := next((i for i in ids if ids.count(i) > 1), None):
+            raise self.error(f"rule '{duplicate}'", "duplicate id")
+        return FactPatterns(settings, rules)
+
+    def parse_settings(
+        self, data: Mapping[str, Any], relations: dict[str, str], value: Mapping[str, Any]
+    ) -> PatternSettings:
+        boundaries = self.mapping(data.get("boundaries"), "boundaries", frozenset({"sentence", "clause"}))
+        sentence = boundaries.get("sentence", _DEFAULT_SENTENCE_END)
+        clauses = self.regex_map(boundaries.get("clause"), "boundaries.clause")
+        separator = None
+        if clauses:
+            separator = self.compile("|".join(f"(?:{p.pattern})" for _, p in clauses), "boundaries.clause")
+        negation = self.mapping(data.get("negation"), "negation", frozenset({"before_value", "anywhere"}))
+        subjects = self.mapping(data.get("subjects"), "subjects", _SUBJECT_FIELDS)
+        owner = subjects.get("owner")
+        possessive = subjects.get("possessive")
+        max_length = value.get("max_length", _DEFAULT_MAX_LENGTH)
+        if isinstance(max_length, bool) or not isinstance(max_length, int) or max_length < 8:
+            raise self.error("field 'value.max_length'", f"expected an integer of at least 8, got {max_length!r}")
+        scripts = self.string_map(data.get("scripts"), "scripts")
+        return PatternSettings(
+            sentence_end=self.compile(sentence, "boundaries.sentence"),
+            clause_separator=separator,
+            scripts={lang: self.compile(p, f"scripts.{lang}") for lang, p in scripts.items()},
+            questions=self.by_language(data.get("questions"), "questions"),
+            negation_before_value=self.by_language(negation.get("before_value"), "negation.before_value"),
+            negation_anywhere=self.by_language(negation.get("anywhere"), "negation.anywhere"),
+            first_person=self.word_set(subjects.get("first_person"), "subjects.first_person"),
+            others=self.word_set(subjects.get("others"), "subjects.others"),
+            owner=None if owner is None else self.compile(owner, "subjects.owner"),
+            possessive=None if possessive is None else self.compile(possessive, "subjects.possessive"),
+            not_names=self.word_set(subjects.get("not_names"), "subjects.not_names"),
+            relations={normalize_name(k): v for k, v in relations.items()},
+            slot_aliases=self.parse_aliases(data.get("slot_aliases")),
+            slots=self.parse_slots(data.get("slots")),
+            max_length=max_length,
+            strip_leading=self.by_language(value.get("strip_leading"), "value.strip_leading"),
+            trim_end=self.by_language(value.get("trim_end"), "value.trim_end"),
+        )
+
+    def parse_macros(self, raw: Any) -> None:
+        for name, body in self.string_map(raw, "macros").items():
+            if name in self.macros:
+                raise self.error(f"field 'macros.{name}'", "duplicate macro name")
+            expanded = self.expand(body, f"macros.{name}")
+            self.compile(expanded, f"macros.{name}", allow_empty=True)
+            self.macros[name] = expanded
+
+    def parse_stop_sets(self, raw: Any) -> dict[str, list[tuple[str, re.Pattern[str]]]]:
+        if raw is None:
+            return {"default": []}
+        if not isinstance(raw, Mapping):
+            raise self.error("field 'value.stops'", "expected a mapping of stop-set name to language -> regexes")
+        sets = {str(name): self.regex_map(body, f"value.stops.{name}") for name, body in raw.items()}
+        sets.setdefault("default", [])
+        return sets
+
+    def parse_aliases(self, raw: Any) -> dict[str, str]:
+        aliases: dict[str, str] = {}
+        for key, slot in self.string_map(raw, "slot_aliases").items():
+            if not _SLOT_NAME.fullmatch(slot):
+                raise self.error(f"field 'slot_aliases.{key}'", f"expected a snake_case slot name, got {slot!r}")
+            aliases[normalize_name(key)] = slot
+        return aliases
+
+    def parse_slots(self, raw: Any) -> dict[str, SlotEntities]:
+        slots: dict[str, SlotEntities] = {}
+        if raw is None:
+            return slots
+        if not isinstance(raw, Mapping):
+            raise self.error("field 'slots'", "expected a mapping of slot name to {kind, entities}")
+        for slot, body in raw.items():
+            where = f"slots.{slot}"
+            item = self.mapping(body, where, _SLOT_FIELDS)
+            kind = item.get("kind", "thing")
+            if kind not in {k.value for k in EntityKind}:
+                raise self.error(
+                    f"field '{where}.kind'", f"unknown kind {kind!r} (expected one of {', '.join(EntityKind)})"
+                )
+            mode = item.get("entities", "names")
+            if mode not in _ENTITY_MODES:
+                raise self.error(
+                    f"field '{where}.entities'", f"unknown mode {mode!r} (expected one of {', '.join(_ENTITY_MODES)})"
+                )
+            slots[str(slot)] = SlotEntities(EntityKind(kind), cast(EntityMode, mode))
+        return slots
+
+    def parse_rule(
+        self,
+        item: Any,
+        index: int,
+        stop_sets: dict[str, list[tuple[str, re.Pattern[str]]]],
+        reject: list[tuple[str, re.Pattern[str]]],
+    ) -> FactRule:
+        if not isinstance(item, Mapping):
+            raise self.error(f"rule {index}", f"expected a mapping, got {item!r}")
+        rule_id = item.get("id")
+        if not isinstance(rule_id, str) or not rule_id.strip():
+            raise self.error(f"rule {index}, field 'id'", "expected a non-empty string")
+        name = f"rule '{rule_id}'"
+
+        def error(field_name: str, problem: str) -> ValueError:
+            return self.error(f"{name}, field '{field_name}'", problem)
+
+        if unknown := sorted(set(map(str, item)) - _RULE_FIELDS):
+            raise error(unknown[0], f"unknown field (expected {', '.join(sorted(_RULE_FIELDS))})")
+        for required in ("description", "slot", "confidence", "patterns"):
+            if item.get(required) is None:
+                raise error(required, "missing")
+        if not isinstance(item["description"], str) or not item["description"].strip():
+            raise error("description", "expected a non-empty string")
+        slot = item["slot"]
+        if not isinstance(slot, str) or not _SLOT_NAME.fullmatch(slot.replace("{key}", "key")):
+            raise error("slot", f"expected a snake_case name, optionally with {{key}}, got {slot!r}")
+        confidence = item["confidence"]
+        if isinstance(confidence, bool) or not isinstance(confidence, int | float) or not 0 < confidence <= 1:
+            raise error("confidence", f"expected a number in (0, 1], got {confidence!r}")
+        polarity = item.get("polarity", "positive")
+        if polarity not in ("positive", "negative"):
+            raise error("polarity", f"expected positive or negative, got {polarity!r}")
+        carry = item.get("subject_carry", True)
+        if not isinstance(carry, bool):
+            raise error("subject_carry", f"expected true or false, got {carry!r}")
+        stops = list(stop_sets["default"])
+        for stop_name in self.string_list(item.get("stops"), f"{name}, field 'stops'"):
+            if stop_name not in stop_sets:
+                raise error("stops", f"unknown stop set {stop_name!r} (expected one of {', '.join(sorted(stop_sets))})")
+            stops.extend(stop_sets[stop_name])
+        patterns = self.regex_map(item["patterns"], "patterns", where_prefix=f"{name}, ")
+        if not patterns:
+            raise error("patterns", "expected a mapping of language to a non-empty list of regular expressions")
+        self.check_groups(patterns, "{key}" in slot, error)
+        keywords = self.keywords(item.get("keywords"), f"{name}, field 'keywords'")
+        return FactRule(
+            id=rule_id,
+            description=item["description"],
+            slot=slot,
+            confidence=float(confidence),
+            patterns=tuple(patterns),
+            negative=polarity == "negative",
+            stops=self.combine(stops, "stops", f"{name}, "),
+            reject=self.combine(
+                reject + self.regex_map(item.get("reject"), "reject", f"{name}, "), "reject", f"{name}, "
+            ),
+            subject_carry=carry,
+            keywords=keywords,
+        )
+
+    def check_groups(
+        self, patterns: list[tuple[str, re.Pattern[str]]], needs_key: bool, error: Callable[[str, str], ValueError]
+    ) -> None:
+        needed = ("subject", "value", "key") if needs_key else ("subject", "value")
+        counters: dict[str, int] = {}
+        for lang, pattern in patterns:
+            position = counters.get(lang, 0)
+            counters[lang] = position + 1
+            if missing := [g for g in needed if g not in pattern.groupindex]:
+                raise error(f"patterns.{lang}[{position}]", f"the pattern has no (?P<{missing[0]}>...) group")
+
+    # --- small parsers ---
+
+    def mapping(self, raw: Any, where: str, fields: frozenset[str]) -> Mapping[str, Any]:
+        if raw is None:
+            return {}
+        if not isinstance(raw, Mapping):
+            raise self.error(f"field '{where}'", "expected a mapping")
+        if unknown := sorted(set(map(str, raw)) - fields):
+            raise self.error(f"field '{where}.{unknown[0]}'", f"unknown field (expected {', '.join(sorted(fields))})")
+        return raw
+
+    def string_map(self, raw: Any, where: str) -> dict[str, str]:
+        if raw is None:
+            return {}
+        if not isinstance(raw, Mapping):
+            raise self.error(f"field '{where}'", "expected a mapping of strings")
+        for key, value in raw.items():
+            if not isinstance(value, str) or not value:
+                raise self.error(f"field '{where}.{key}'", f"expected a non-empty string, got {value!r}")
+        return {str(k): v for k, v in raw.items()}
+
+    def string_list(self, raw: Any, where: str) -> list[str]:
+        if raw is None:
+            return []
+        if not isinstance(raw, list):
+            raise self.error(where, f"expected a list of strings, got {raw!r}")
+        if bad := [x for x in raw if not isinstance(x, str)]:
+            raise self.error(where, f"expected a list of strings, got {bad[0]!r} (quote it)")
+        return raw
+
+    def keywords(self, raw: Any, where: str) -> tuple[str, ...]:
+        if raw is None:
+            return ()
+        if not isinstance(raw, Mapping):
+            raise self.error(where, "expected a mapping of language to a list of strings")
+        words: list[str] = []
+        for lang, items in raw.items():
+            for word in self.string_list(items, f"{where[:-1]}.{lang}'"):
+                if not word:
+                    raise self.error(f"{where[:-1]}.{lang}'", "keywords must not be empty")
+                words.append(word.casefold())
+        return tuple(words)
+
+    def word_set(self, raw: Any, where: str) -> frozenset[str]:
+        return frozenset(" ".join(w.casefold().split()) for w in self.string_list(raw, f"field '{where}'"))
+
+    def regex_map(self, raw: Any, where: str, where_prefix: str = "") -> list[tuple[str, re.Pattern[str]]]:
+        if raw is None:
+            return []
+        if not isinstance(raw, Mapping):
+            raise self.error(f"{where_prefix}field '{where}'", "expected a mapping of language to a list of regexes")
+        compiled: list[tuple[str, re.Pattern[str]]] = []
+        for lang, sources in raw.items():
+            if not isinstance(sources, list):
+                raise self.error(f"{where_prefix}field '{where}.{lang}'", "expected a list of regular expressions")
+            for i, source in enumerate(sources):
+                place = f"{where}.{lang}[{i}]"
+                if not isinstance(source, str):
+                    raise self.error(f"{where_prefix}field '{place}'", f"expected a string, got {source!r}")
+                compiled.append((str(lang), self.compile(source, place, where_prefix=where_prefix)))
+        return compiled
+
+    def by_language(self, raw: Any, where: str) -> LanguagePatterns:
+        return self.combine(self.regex_map(raw, where), where)
+
+    def combine(
+        self, patterns: list[tuple[str, re.Pattern[str]]], where: str, where_prefix: str = ""
+    ) -> LanguagePatterns:
+        """One alternation per language; each regex was compiled and checked on its own before."""
+        grouped: dict[str, list[str]] = {}
+        for lang, pattern in patterns:
+            grouped.setdefault(lang, []).append(f"(?:{pattern.pattern})")
+        return tuple((lang, self.compile("|".join(sources), where, where_prefix)) for lang, sources in grouped.items())
+
+    def expand(self, source: str, where: str, where_prefix: str = "") -> str:
+        def replace(m: re.Match[str]) -> str:
+            if m.group(1) not in self.macros:
+                raise self.error(f"{where_prefix}field '{where}'", f"unknown macro {{{{{m.group(1)}}}}}")
+            return f"(?:{self.macros[m.group(1)]})"
+
+        return _MACRO_REF.sub(replace, source)
+
+    def compile(self, source: str, where: str, where_prefix: str = "", allow_empty: bool = False) -> re.Pattern[str]:
+        if not isinstance(source, str):
+            raise self.error(f"{where_prefix}field '{where}'", f"expected a string, got {source!r}")
+        expanded = self.expand(source, where, where_prefix)
+        try:
+            pattern = re.compile(expanded, re.IGNORECASE)
+        except re.error as exc:
+            raise self.error(f"{where_prefix}field '{where}'", f"bad regular expression {source!r}: {exc}") from exc
+        if not allow_empty and pattern.search("") is not None:
+            raise self.error(
+                f"{where_prefix}field '{where}'", f"regular expression {source!r} matches the empty string"
+            )
+        return pattern
+
+
+@functools.cache
+def default_patterns() -> FactPatterns:
+    """The bank in `app/data/fact_patterns.yaml`, loaded on first use."""
+    return FactPatterns.load()
+
+
+def extract_facts(text: str, speaker: str) -> list[FactMention]:
+    """The slot facts stated in `text`; first-person statements are about `speaker`."""
+    return default_patterns().extract_facts(text, speaker)
+
+
+def extract_entities(text: str) -> list[EntityMention]:
+    """Named entities in `text`: those of its facts, and capitalized names in English."""
+    return default_patterns().extract_entities(text)

@@ -1,0 +1,108 @@
+"""The hot window: recent turns in Redis, searchable the moment they arrive.
+
+Per namespace: a sorted set of turn keys by timestamp and a hash of turn records (JSON). Adding a
+turn that is already there changes nothing (HSETNX), which makes the turns API idempotent. The
+window keeps the newest `max_turns` turns; the graph holds everything.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import asdict
+from datetime import datetime
+from typing import Any
+
+import redis
+
+from app.domain.text import tokens
+from app.domain.turns import Turn
+from app.stores.hot import namespace_key
+
+DEFAULT_MAX_TURNS = 5000
+
+
+def _encode(turn: Turn, node_id: str, seq: int) -> str:
+    record = asdict(turn) | {"timestamp": turn.timestamp.isoformat(), "node_id": node_id, "seq": seq}
+    return json.dumps(record, ensure_ascii=False)
+
+
+def decode_turn(raw: str) -> tuple[Turn, dict[str, Any]]:
+    """A stored record as a Turn plus its bookkeeping (`node_id`, `seq`)."""
+    record = json.loads(raw)
+    turn = Turn(
+        session_id=record["session_id"],
+        turn_id=record["turn_id"],
+        speaker=record["speaker"],
+        text=record["text"],
+        timestamp=datetime.fromisoformat(record["timestamp"]),
+        metadata=record.get("metadata") or {},
+    )
+    return turn, {"node_id": record["node_id"], "seq": record["seq"]}
+
+
+class HotWindow:
+    def __init__(self, client: redis.Redis, max_turns: int = DEFAULT_MAX_TURNS) -> None:
+        self.client = client
+        self.max_turns = max_turns
+
+    def _keys(self, namespace: str) -> tuple[str, str, str]:
+        return (
+            namespace_key(namespace, "hot", "order"),
+            namespace_key(namespace, "hot", "turns"),
+            namespace_key(namespace, "hot", "seq"),
+        )
+
+    def add(self, namespace: str, turns: Sequence[Turn], node_ids: Sequence[str]) -> list[bool]:
+        """Store the turns; returns, per turn, whether it was new. Arrival order is kept in `seq`."""
+        order, records, seq_key = self._keys(namespace)
+        first_seq = int(self.client.incrby(seq_key, len(turns))) - len(turns)  # type: ignore[arg-type]
+        pipe = self.client.pipeline(transaction=True)
+        for index, (turn, node_id) in enumerate(zip(turns, node_ids, strict=True)):
+            pipe.hsetnx(records, turn.key, _encode(turn, node_id, first_seq + index))
+        added = [bool(flag) for flag in pipe.execute()]
+        pipe = self.client.pipeline(transaction=True)
+        for turn, new in zip(turns, added, strict=True):
+            if new:
+                pipe.zadd(order, {turn.key: turn.timestamp.timestamp()})
+        pipe.execute()
+        self._trim(namespace)
+        return added
+
+    def _trim(self, namespace: str) -> None:
+        order, records, _ = self._keys(namespace)
+        excess = int(self.client.zcard(order)) - self.max_turns  # type: ignore[arg-type]
+        if excess > 0:
+            oldest = [member for member, _ in self.client.zpopmin(order, excess)]  # type: ignore[union-attr,str-unpack]
+            if oldest:
+                self.client.hdel(records, *oldest)
+
+    def get(self, namespace: str, keys: Sequence[str]) -> list[tuple[Turn, dict[str, Any]]]:
+        """The stored turns for `keys` (in that order); keys that left the window are skipped."""
+        if not keys:
+            return []
+        _, records, _ = self._keys(namespace)
+        raws = self.client.hmget(records, list(keys))
+        return [decode_turn(str(raw)) for raw in raws if raw]  # type: ignore[union-attr]
+
+    def search(self, namespace: str, query: str, limit: int = 10) -> list[tuple[Turn, float]]:
+        """Turns sharing words (or Chinese bigrams) with the query, best first: a small TF-IDF over
+        the window, so it works before the write tracks have run."""
+        wanted = set(tokens(query))
+        if not wanted:
+            return []
+        _, records, _ = self._keys(namespace)
+        turns = [decode_turn(raw)[0] for raw in self.client.hvals(records)]  # type: ignore[union-attr,arg-type]
+        bags = [Counter(tokens(turn.text)) for turn in turns]
+        document_frequency = Counter(token for bag in bags for token in set(bag) if token in wanted)
+        scored: list[tuple[Turn, float]] = []
+        for turn, bag in zip(turns, bags, strict=True):
+            score = sum(
+                (1 + math.log(bag[t])) * math.log(1 + len(turns) / document_frequency[t]) for t in wanted if bag[t]
+            )
+            if score > 0:
+                scored.append((turn, score / math.sqrt(1 + sum(bag.values()))))
+        scored.sort(key=lambda item: (-item[1], -item[0].timestamp.timestamp()))
+        return scored[:limit]

@@ -1,0 +1,450 @@
+"""Rule-based slot facts and entities (app/extract/facts.py, app/data/fact_patterns.yaml)."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from app.extract.facts import (
+    DEFAULT_PATTERNS_PATH,
+    FactPatterns,
+    default_patterns,
+    extract_entities,
+    extract_facts,
+    fold_width,
+    normalize_name,
+)
+from app.extract.types import EntityKind
+
+SPEAKER = "Bob"
+
+# (text, expected facts as (subject, slot, value), in text order)
+ENGLISH = [
+    ("My car is a Model Y", [("Bob", "car", "Model Y")]),
+    ("My car is a Model Y now.", [("Bob", "car", "Model Y")]),
+    ("My name is Alice", [("Bob", "name", "Alice")]),
+    ("I'm called Bob", [("Bob", "name", "Bob")]),
+    ("Call me Liz", [("Bob", "name", "Liz")]),
+    ("Hi, I'm Alice", [("Bob", "name", "Alice")]),
+    ("I live in Berlin", [("Bob", "lives_in", "Berlin")]),
+    ("I'm living in New York", [("Bob", "lives_in", "New York")]),
+    ("I live in Berlin, Germany", [("Bob", "lives_in", "Berlin")]),
+    ("I moved to Berlin last year", [("Bob", "moved_to", "Berlin")]),
+    ("I relocated to Lisbon", [("Bob", "moved_to", "Lisbon")]),
+    ("I work at Acme", [("Bob", "works_at", "Acme")]),
+    ("I work for Google now.", [("Bob", "works_at", "Google")]),
+    ("I am a teacher", [("Bob", "job", "teacher")]),
+    ("I work as a nurse", [("Bob", "job", "nurse")]),
+    ("I like hiking", [("Bob", "likes", "hiking")]),
+    ("I really love Italian food", [("Bob", "likes", "Italian food")]),
+    ("I enjoy reading", [("Bob", "likes", "reading")]),
+    ("I hate cilantro", [("Bob", "dislikes", "cilantro")]),
+    ("I don't like horror movies", [("Bob", "dislikes", "horror movies")]),
+    ("My favorite color is blue", [("Bob", "favorite_color", "blue")]),
+    ("My favourite colour is green", [("Bob", "favorite_color", "green")]),
+    ("I am 30 years old", [("Bob", "age", "30")]),
+    ("I'm from Spain", [("Bob", "from", "Spain")]),
+    ("I was born in Madrid", [("Bob", "from", "Madrid")]),
+    ("I went to Paris", [("Bob", "trip_to", "Paris")]),
+    ("I'm going to Tokyo next week", [("Bob", "trip_to", "Tokyo")]),
+    ("I visited Rome", [("Bob", "trip_to", "Rome")]),
+    ("Yesterday I went to Paris with my wife", [("Bob", "trip_to", "Paris")]),
+    ("I have a dog named Rex", [("Bob", "pet", "dog"), ("Bob's dog", "name", "Rex")]),
+    ("My wife is Mia", [("Bob", "spouse", "Mia")]),
+    ("I'm married to Tom", [("Bob", "spouse", "Tom")]),
+    ("My girlfriend is Sara", [("Bob", "partner", "Sara")]),
+    ("My birthday is May 3", [("Bob", "birthday", "May 3")]),
+    ("my phone number is 555-1234", [("Bob", "phone_number", "555-1234")]),
+    # subject resolution
+    ("My friend's car is a Civic", [("Bob's friend", "car", "Civic")]),
+    ("My wife's name is Mia", [("Bob's wife", "name", "Mia")]),
+    ("My wife is a teacher", [("Bob's wife", "job", "teacher")]),
+    ("My mom lives in Chengdu", [("Bob's mother", "lives_in", "Chengdu")]),
+    ("Alice's car is a Golf", [("Alice", "car", "Golf")]),
+    ("Alice lives in Paris", [("Alice", "lives_in", "Paris")]),
+    ("Then Alice moved to Paris", [("Alice", "moved_to", "Paris")]),
+    ("My friend Alice works at Acme", [("Alice", "works_at", "Acme")]),
+    ("She lives in Paris", []),
+    ("His car is a Tesla", []),
+    ("We live in Berlin", []),
+    # negation, questions, second person, near misses
+    ("I don't live in Berlin anymore", []),
+    ("I no longer work at Acme", []),
+    ("I'm not from Spain", []),
+    ("My car is not a Tesla", []),
+    ("I live in Berlin no longer", []),
+    ("I'm not sure I live in Berlin", []),
+    ("Do you live in Berlin?", []),
+    ("Am I going to Tokyo next week?", []),
+    ("Did I say I work at Acme", []),
+    ("Where do you work", []),
+    ("Your car is a Tesla", []),
+    ("Call me back later", []),
+    ("I'm a bit tired", []),
+    ("I would like a coffee", []),
+    ("I went to the store", []),
+    ("I love it", []),
+    ("My point is that we should wait", []),
+    # several facts in one turn
+    ("I live in Berlin and I work at Acme", [("Bob", "lives_in", "Berlin"), ("Bob", "works_at", "Acme")]),
+    ("I live in Berlin and work at Acme", [("Bob", "lives_in", "Berlin"), ("Bob", "works_at", "Acme")]),
+    ("I like cats but I hate dogs", [("Bob", "likes", "cats"), ("Bob", "dislikes", "dogs")]),
+    ("I live in Berlin and she works at Acme", [("Bob", "lives_in", "Berlin")]),
+    (
+        "I'm 30 years old, I live in Berlin, and my favorite food is sushi",
+        [("Bob", "age", "30"), ("Bob", "lives_in", "Berlin"), ("Bob", "favorite_food", "sushi")],
+    ),
+    ("Do you live in Berlin? I live in Paris.", [("Bob", "lives_in", "Paris")]),
+]
+
+CHINESE = [
+    ("我的车是 Model Y", [("Bob", "car", "Model Y")]),
+    ("我的车是一辆特斯拉", [("Bob", "car", "特斯拉")]),
+    ("我的车是白色的", [("Bob", "car", "白色")]),
+    ("我叫王小明", [("Bob", "name", "王小明")]),
+    ("我的名字是李华", [("Bob", "name", "李华")]),
+    ("我住在北京", [("Bob", "lives_in", "北京")]),
+    ("我家在杭州", [("Bob", "lives_in", "杭州")]),
+    ("我搬到了上海", [("Bob", "moved_to", "上海")]),
+    ("我去年搬去了深圳", [("Bob", "moved_to", "深圳")]),
+    ("我搬去杭州了", [("Bob", "moved_to", "杭州")]),
+    ("我在阿里巴巴工作", [("Bob", "works_at", "阿里巴巴")]),
+    ("我在腾讯上班", [("Bob", "works_at", "腾讯")]),
+    ("我是一名医生", [("Bob", "job", "医生")]),
+    ("我的工作是老师", [("Bob", "job", "老师")]),
+    ("我是程序员", [("Bob", "job", "程序员")]),
+    ("我喜欢猫", [("Bob", "likes", "猫")]),
+    ("我非常喜欢吃火锅", [("Bob", "likes", "吃火锅")]),
+    ("我不喜欢香菜", [("Bob", "dislikes", "香菜")]),
+    ("我讨厌下雨天", [("Bob", "dislikes", "下雨天")]),
+    ("我最喜欢的颜色是蓝色", [("Bob", "favorite_color", "蓝色")]),
+    ("我今年30岁", [("Bob", "age", "30")]),
+    ("我今年３０岁", [("Bob", "age", "30")]),
+    ("我来自四川", [("Bob", "from", "四川")]),
+    ("我是四川人", [("Bob", "from", "四川")]),
+    ("我老家是四川的", [("Bob", "from", "四川")]),
+    ("我去了巴黎", [("Bob", "trip_to", "巴黎")]),
+    ("我要去东京", [("Bob", "trip_to", "东京")]),
+    ("我下周要去东京出差", [("Bob", "trip_to", "东京")]),
+    ("我明天去北京", [("Bob", "trip_to", "北京")]),
+    ("我有一只狗叫旺财", [("Bob", "pet", "狗"), ("Bob's dog", "name", "旺财")]),
+    ("我老婆是王芳", [("Bob", "spouse", "王芳")]),
+    ("我的生日是5月3日", [("Bob", "birthday", "5月3日")]),
+    # subject resolution
+    ("我朋友的车是本田", [("Bob's friend", "car", "本田")]),
+    ("我妈妈住在成都", [("Bob's mother", "lives_in", "成都")]),
+    ("我爸爸在银行工作", [("Bob's father", "works_at", "银行")]),
+    ("我女儿喜欢画画", [("Bob's daughter", "likes", "画画")]),
+    ("我同事来自上海", [("Bob's colleague", "from", "上海")]),
+    ("我老公叫张伟", [("Bob's husband", "name", "张伟")]),
+    ("我老婆是一名老师", [("Bob's wife", "job", "老师")]),
+    ("她住在上海", []),
+    ("他是一名医生", []),
+    ("我们住在北京", []),
+    # negation, questions, second person, near misses
+    ("我不住在北京了", []),
+    ("我已经不在阿里巴巴工作了", []),
+    ("我没去过巴黎", []),
+    ("我最喜欢的颜色不是蓝色", []),
+    ("你住在哪里？", []),
+    ("我住在北京吗？", []),
+    ("我要去东京吗", []),
+    ("你喜欢什么", []),
+    ("你的车是特斯拉", []),
+    ("我在家工作", []),
+    ("我要去睡觉了", []),
+    ("我是一个好人", []),
+    # several facts in one turn
+    ("我叫王小明，今年30岁，住在北京", [("Bob", "name", "王小明"), ("Bob", "age", "30"), ("Bob", "lives_in", "北京")]),
+    ("我住在北京，但是我在天津工作", [("Bob", "lives_in", "北京"), ("Bob", "works_at", "天津")]),
+    ("我住在北京，在阿里巴巴工作。", [("Bob", "lives_in", "北京"), ("Bob", "works_at", "阿里巴巴")]),
+    ("我住在北京！我喜欢猫", [("Bob", "lives_in", "北京"), ("Bob", "likes", "猫")]),
+    # a name rule never borrows the subject: the name belongs to the dog, which is not said
+    ("我有一只狗，叫旺财", [("Bob", "pet", "狗")]),
+]
+
+
+def triples(text: str, patterns: FactPatterns | None = None) -> list[tuple[str, str, str]]:
+    facts = (patterns or default_patterns()).extract_facts(text, SPEAKER)
+    return [(f.subject, f.slot, f.value) for f in facts]
+
+
+@pytest.mark.parametrize(("text", "expected"), ENGLISH, ids=[t for t, _ in ENGLISH])
+def test_english_facts(text: str, expected: list[tuple[str, str, str]]) -> None:
+    assert triples(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), CHINESE, ids=[t for t, _ in CHINESE])
+def test_chinese_facts(text: str, expected: list[tuple[str, str, str]]) -> None:
+    assert triples(text) == expected
+
+
+def test_tables_are_large_enough() -> None:
+    assert sum(1 for _, facts in ENGLISH if facts) >= 25
+    assert sum(1 for _, facts in CHINESE if facts) >= 25
+
+
+def test_the_same_statement_gives_the_same_slot_in_both_languages() -> None:
+    pairs = [
+        ("My car is a Tesla", "我的车是特斯拉"),
+        ("My name is Li", "我叫李"),
+        ("I live in Beijing", "我住在北京"),
+        ("I moved to Shanghai", "我搬到了上海"),
+        ("I work at Tencent", "我在腾讯工作"),
+        ("I work as a doctor", "我是一名医生"),
+        ("I like cats", "我喜欢猫"),
+        ("I hate rain", "我讨厌下雨"),
+        ("My favorite color is blue", "我最喜欢的颜色是蓝色"),
+        ("I am 30 years old", "我今年30岁"),
+        ("I'm from Sichuan", "我来自四川"),
+        ("I went to Paris", "我去了巴黎"),
+        ("My birthday is May 3", "我的生日是5月3日"),
+        ("My wife is Wang", "我老婆是王芳"),
+        ("My friend's car is a Honda", "我朋友的车是本田"),
+    ]
+    for english, chinese in pairs:
+        assert [(s, slot) for s, slot, _ in triples(english)] == [(s, slot) for s, slot, _ in triples(chinese)]
+
+
+def test_confidence_depends_on_how_explicit_the_pattern_is() -> None:
+    def confidence(text: str) -> float:
+        (fact,) = extract_facts(text, SPEAKER)
+        return fact.confidence
+
+    assert confidence("I live in Berlin") == 0.9
+    assert confidence("My car is a Model Y") == 0.9
+    assert confidence("I work as a nurse") == 0.9
+    assert confidence("I am a teacher") == 0.8
+    assert confidence("我是四川人") == 0.8
+    assert confidence("I'm based in Berlin") == 0.8
+    assert confidence("Hi, I'm Alice") == 0.7
+    assert confidence("I've been to Japan") == 0.7
+
+
+def test_overlapping_matches_keep_the_more_confident_rule() -> None:
+    # "my job is" is both the explicit job rule (0.9) and any "my X is Y"; one fact remains
+    (fact,) = extract_facts("My job is a nurse", SPEAKER)
+    assert (fact.slot, fact.value, fact.confidence) == ("job", "nurse", 0.9)
+
+
+def test_spans_cover_the_statement_and_point_into_the_text() -> None:
+    text = "Well, my car is a Model Y now."
+    (fact,) = extract_facts(text, SPEAKER)
+    assert text[fact.span[0] : fact.span[1]] == "my car is a Model Y"
+    text = "我住在北京，在阿里巴巴工作。"
+    lives, works = extract_facts(text, SPEAKER)
+    assert text[lives.span[0] : lives.span[1]] == "我住在北京"
+    assert text[works.span[0] : works.span[1]] == "在阿里巴巴工作"
+    text = "I am 30 years old, honestly"
+    (fact,) = extract_facts(text, SPEAKER)
+    assert text[fact.span[0] : fact.span[1]] == "I am 30 years old"
+
+
+def test_values_are_trimmed_and_capped() -> None:
+    assert triples('My car is "a Model Y"!!! 😀') == [("Bob", "car", "Model Y")]
+    assert triples("My favorite band is The Beatles, honestly") == [("Bob", "favorite_band", "The Beatles")]
+    assert triples("I like C++ a lot") == [("Bob", "likes", "C++")]
+    long_value = " ".join(["word"] * 40)
+    (fact,) = extract_facts(f"My motto is {long_value}", SPEAKER)
+    assert fact.slot == "motto"
+    assert 40 <= len(fact.value) <= 80
+    assert fact.value == " ".join(["word"] * len(fact.value.split()))  # cut between words
+
+
+def test_unknown_chinese_keys_are_kept_as_written() -> None:
+    assert triples("我的座右铭是活到老学到老") == [("Bob", "座右铭", "活到老学到老")]
+
+
+def test_full_width_text_is_read_like_half_width() -> None:
+    assert triples("ｍｙ ｃａｒ ｉｓ ａ Ｔｅｓｌａ") == [("Bob", "car", "Tesla")]
+    assert fold_width("ＭＯＤＥＬ Ｙ，") == "MODEL Y,"
+    assert fold_width("北京") == "北京"
+
+
+def test_blank_speaker_is_refused() -> None:
+    with pytest.raises(ValueError, match="speaker"):
+        extract_facts("I live in Berlin", "  ")
+
+
+# --- entities ---
+
+
+def entity_view(text: str) -> list[tuple[str, str, EntityKind]]:
+    mentions = extract_entities(text)
+    for mention in mentions:
+        assert text[mention.span[0] : mention.span[1]] == mention.name
+    return [(m.name, m.normalized, m.kind) for m in mentions]
+
+
+def test_fact_entities_take_their_kind_from_the_slot() -> None:
+    cases = {
+        "I live in Berlin": [("Berlin", "berlin", EntityKind.PLACE)],
+        "I'm going to Tokyo next week": [("Tokyo", "tokyo", EntityKind.PLACE)],
+        "我来自四川": [("四川", "四川", EntityKind.PLACE)],
+        "I work at Acme": [("Acme", "acme", EntityKind.THING)],
+        "My name is Alice": [("Alice", "alice", EntityKind.PERSON)],
+        "My wife is Mia": [("Mia", "mia", EntityKind.PERSON)],
+        "My car is a Model Y": [("Model Y", "model y", EntityKind.THING)],
+        "我的车是 Model Y": [("Model Y", "model y", EntityKind.THING)],
+        "我朋友的车是本田": [("本田", "本田", EntityKind.THING)],
+        "Alice's car is a Golf": [("Alice", "alice", EntityKind.PERSON), ("Golf", "golf", EntityKind.THING)],
+        "My friend Alice works at Acme": [("Alice", "alice", EntityKind.PERSON), ("Acme", "acme", EntityKind.THING)],
+    }
+    for text, expected in cases.items():
+        (fact,) = extract_facts(text, SPEAKER)
+        assert [(e.name, e.normalized, e.kind) for e in fact.entities] == expected, text
+        assert entity_view(text) == expected, text
+
+
+def test_facts_without_names_have_no_entities() -> None:
+    for text in ("I am a teacher", "I am 30 years old", "My birthday is May 3", "I live in a small town"):
+        (fact,) = extract_facts(text, SPEAKER)
+        assert fact.entities == (), text
+
+
+def test_capitalized_names_outside_facts_are_things() -> None:
+    text = "The Beatles played in New York. Honestly, I love Star Wars and Bank of America."
+    assert entity_view(text) == [
+        ("Beatles", "beatles", EntityKind.THING),
+        ("New York", "new york", EntityKind.THING),
+        ("Star Wars", "star wars", EntityKind.THING),
+        ("Bank of America", "bank of america", EntityKind.THING),
+    ]
+
+
+def test_sentence_openers_and_function_words_are_not_entities() -> None:
+    assert entity_view("Yesterday was long. My day was fine. I think so. The end.") == []
+    assert entity_view("Berlin is big. New York is bigger.") == [("New York", "new york", EntityKind.THING)]
+    assert entity_view("I met Dr. Smith on Monday") == [("Smith", "smith", EntityKind.THING)]
+
+
+def test_chinese_entities_come_only_from_facts() -> None:
+    assert entity_view("我住在北京，在阿里巴巴工作") == [
+        ("北京", "北京", EntityKind.PLACE),
+        ("阿里巴巴", "阿里巴巴", EntityKind.THING),
+    ]
+    assert entity_view("今天北京下雨了") == []
+
+
+def test_entities_keep_the_written_form_and_normalize_the_key() -> None:
+    assert entity_view("ＭＯＤＥＬ Ｙ is my car") == [("ＭＯＤＥＬ Ｙ", "model y", EntityKind.THING)]
+
+
+# --- normalize_name ---
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("Model  Y", "model y"),
+        ("model y", "model y"),
+        ("ＭＯＤＥＬ Ｙ", "model y"),
+        ("  Model\tY\n", "model y"),
+        ('"Berlin."', "berlin"),
+        ("(Acme)", "acme"),
+        ("北京", "北京"),
+        ("北京　 市", "北京 市"),
+        ("「北京」", "北京"),
+        ("C#", "c#"),
+        ("C++", "c++"),
+        ("Straße", "strasse"),
+        ("...", ""),
+    ],
+)
+def test_normalize_name(name: str, expected: str) -> None:
+    assert normalize_name(name) == expected
+
+
+# --- the bank and its loader ---
+
+
+def test_keywords_never_hide_a_match() -> None:
+    bank = default_patterns()
+    unfiltered = FactPatterns(bank.settings, tuple(dataclasses.replace(r, keywords=()) for r in bank.rules))
+    assert any(rule.keywords for rule in bank.rules)
+    for text, _ in ENGLISH + CHINESE:
+        assert triples(text, unfiltered) == triples(text, bank), text
+
+
+def test_default_bank_loads_from_the_data_file() -> None:
+    bank = FactPatterns.load()
+    assert DEFAULT_PATTERNS_PATH.name == "fact_patterns.yaml"
+    assert {"name", "lives_in", "moved_to", "works_at", "likes", "dislikes", "trip_to", "pet"} <= {
+        rule.slot for rule in bank.rules
+    }
+
+
+MINIMAL: dict[str, Any] = {
+    "subjects": {"first_person": ["i"]},
+    "rules": [
+        {
+            "id": "owns",
+            "description": "what the speaker owns",
+            "slot": "owns",
+            "confidence": 0.9,
+            "patterns": {"en": [r"(?P<subject>\bI)\s+own\s+(?P<value>.+)"]},
+        }
+    ],
+}
+
+
+def write_bank(tmp_path: Path, data: object) -> Path:
+    path = tmp_path / "patterns.yaml"
+    path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    return path
+
+
+def with_rule(**changes: object) -> dict[str, object]:
+    rule = {**MINIMAL["rules"][0], **changes}
+    return {**MINIMAL, "rules": [rule]}
+
+
+def test_a_custom_bank_extracts_with_its_own_rules(tmp_path: Path) -> None:
+    bank = FactPatterns.load(write_bank(tmp_path, MINIMAL))
+    assert triples("I own a bike", bank) == [("Bob", "owns", "a bike")]
+    assert triples("I live in Berlin", bank) == []
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (
+            with_rule(patterns={"en": ["(?P<subject>I) own (?P<value>.+"]}),
+            r"rule 'owns', field 'patterns\.en\[0\]': bad regular expression",
+        ),
+        (with_rule(colour="red"), r"rule 'owns', field 'colour': unknown field"),
+        ({**MINIMAL, "extras": 1}, r"field 'extras': unknown field"),
+        ({**MINIMAL, "value": {"max_len": 3}}, r"field 'value\.max_len': unknown field"),
+        (
+            with_rule(patterns={"en": [r"(?P<subject>I) own .+"]}),
+            r"rule 'owns', field 'patterns\.en\[0\]': .*\(\?P<value>",
+        ),
+        (with_rule(patterns={"en": [r"(?P<subject>I)?(?P<value>x?)"]}), r"matches the empty string"),
+        (with_rule(confidence=1.5), r"rule 'owns', field 'confidence': expected a number in \(0, 1\]"),
+        (with_rule(slot="Owns It"), r"rule 'owns', field 'slot': expected a snake_case name"),
+        (with_rule(slot="favorite_{key}"), r"rule 'owns', field 'patterns\.en\[0\]': .*\(\?P<key>"),
+        (with_rule(patterns={"en": [r"{{nope}}(?P<subject>I) own (?P<value>.+)"]}), r"unknown macro \{\{nope\}\}"),
+        (with_rule(stops=["nope"]), r"rule 'owns', field 'stops': unknown stop set 'nope'"),
+        (with_rule(polarity="maybe"), r"rule 'owns', field 'polarity'"),
+        ({**MINIMAL, "rules": MINIMAL["rules"] * 2}, r"rule 'owns': duplicate id"),
+        ({**MINIMAL, "rules": []}, r"field 'rules': expected a non-empty list"),
+        ({**MINIMAL, "slots": {"owns": {"kind": "animal"}}}, r"field 'slots\.owns\.kind': unknown kind 'animal'"),
+        ({**MINIMAL, "slot_aliases": {"car": "Car!"}}, r"field 'slot_aliases\.car': expected a snake_case slot name"),
+        ({**MINIMAL, "subjects": {"first_person": [True]}}, r"field 'subjects\.first_person'.*True \(quote it\)"),
+        ({**MINIMAL, "questions": {"en": ["(unclosed"]}}, r"field 'questions\.en\[0\]': bad regular expression"),
+    ],
+)
+def test_loader_names_the_rule_and_field_of_an_error(tmp_path: Path, data: object, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        FactPatterns.load(write_bank(tmp_path, data))
+
+
+def test_loader_reports_invalid_yaml(tmp_path: Path) -> None:
+    path = tmp_path / "patterns.yaml"
+    path.write_text("rules: [unclosed", encoding="utf-8")
+    with pytest.raises(ValueError, match="not valid YAML"):
+        FactPatterns.load(path)

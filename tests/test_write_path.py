@@ -1,0 +1,222 @@
+"""The write path on real engines: turns API, hot window, the ingest task and its tracks."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+
+import pytest
+
+from app.domain.turns import Turn
+from app.memory.ingest import SequencedTurn
+from jobs.embedded import EmbeddedJobs
+
+S1 = "2024-05-15T10:00:00+00:00"  # a Wednesday
+S2 = "2024-06-01T09:00:00+00:00"
+
+
+def _turn(session: str, turn: str, speaker: str, text: str, timestamp: str) -> dict:
+    return {"session_id": session, "turn_id": turn, "speaker": speaker, "text": text, "timestamp": timestamp}
+
+
+FIRST_SESSION = [
+    _turn("s1", "s1:1", "Alice", "My car is a Model Y.", S1),
+    _turn("s1", "s1:2", "Alice", "I went to Paris last Friday.", S1),
+    _turn("s1", "s1:3", "Alice", "I moved to Berlin.", S1),
+    _turn("s1", "s1:4", "王伟", "我住在北京。", S1),
+]
+SECOND_SESSION = [
+    _turn("s2", "s2:1", "Alice", "My car is a Tesla Model 3 now.", S2),
+    _turn("s2", "s2:2", "Alice", "I moved to Munich.", S2),
+]
+
+
+@pytest.fixture
+def worker(runtime) -> Iterator[EmbeddedJobs]:
+    """A Celery worker in this process, on the runtime's engines (the embedded run)."""
+    jobs = EmbeddedJobs(runtime)
+    jobs.start()
+    yield jobs
+    jobs.stop()
+
+
+def _post(api, ns: str, turns: list[dict], wait: bool = True):  # type: ignore[no-untyped-def]
+    return api.post(f"/v1/namespaces/{ns}/turns", json={"turns": turns, "wait": wait})
+
+
+def _graph_counts(cypher, ns: str) -> tuple[int, int]:
+    nodes = cypher("MATCH (m:Memory {namespace: $ns}) RETURN count(m) AS n", ns=ns)[0]["n"]
+    rels = cypher("MATCH (:Memory {namespace: $ns})-[r]->() RETURN count(r) AS n", ns=ns)[0]["n"]
+    return nodes, rels
+
+
+def test_a_turn_is_in_the_hot_window_right_after_202(api, runtime, cypher, namespace) -> None:
+    api.put(f"/v1/namespaces/{namespace}")
+    response = _post(api, namespace, [_turn("s", "t1", "Bob", "我的猫叫 Whiskers and it loves tuna", S1)], False)
+    assert response.status_code == 202, response.text
+    assert response.json()["turns"][0]["new"] is True
+    # No worker runs in this test: the tracks have not run, yet the turn is found.
+    assert _graph_counts(cypher, namespace) == (0, 0)
+    for query in ("does Whiskers eat tuna", "猫叫什么"):
+        hits = runtime.hot_window.search(namespace, query)
+        assert hits and hits[0][0].turn_id == "t1", query
+    again = _post(api, namespace, [_turn("s", "t1", "Bob", "我的猫叫 Whiskers and it loves tuna", S1)], False)
+    assert again.json()["turns"][0]["new"] is False
+
+
+def test_turns_become_dialogues_sessions_speakers_and_chains(api, cypher, worker, namespace) -> None:
+    api.put(f"/v1/namespaces/{namespace}")
+    response = _post(api, namespace, FIRST_SESSION + SECOND_SESSION)
+    assert response.status_code == 200, response.text
+    assert response.json()["report"]["dialogues_created"] == 6
+    types = {
+        row["type"]: row["n"]
+        for row in cypher(
+            "MATCH (m:Memory {namespace: $ns}) UNWIND [l IN labels(m) WHERE l <> 'Memory'] AS type "
+            "RETURN type, count(*) AS n",
+            ns=namespace,
+        )
+    }
+    assert types["Dialogue"] == 6 and types["Episode"] == 2
+    persons = {r["label"] for r in cypher("MATCH (p:Person {namespace: $ns}) RETURN p.label AS label", ns=namespace)}
+    assert {"Alice", "王伟"} <= persons
+    chain = cypher(
+        "MATCH (a:Dialogue {namespace: $ns})-[:TEMPORAL]->(b:Dialogue) RETURN a.turn_id AS a, b.turn_id AS b",
+        ns=namespace,
+    )
+    assert {(r["a"], r["b"]) for r in chain} == {("s1:1", "s1:2"), ("s1:2", "s1:3"), ("s1:3", "s1:4"), ("s2:1", "s2:2")}
+    sessions = cypher(
+        "MATCH (a:Episode {namespace: $ns})-[:TEMPORAL]->(b:Episode) RETURN a.session_id AS a, b.session_id AS b",
+        ns=namespace,
+    )
+    assert [(r["a"], r["b"]) for r in sessions] == [("s1", "s2")]
+    hierarchy = cypher(
+        "MATCH (e:Episode {namespace: $ns, session_id: 's1'})-[:HIERARCHY]->(d:Dialogue) RETURN count(d) AS n",
+        ns=namespace,
+    )
+    assert hierarchy[0]["n"] == 4
+    episode = cypher("MATCH (e:Episode {namespace: $ns, session_id: 's1'}) RETURN e.summary AS s, "
+                     "e.source_turn_ids AS ids", ns=namespace)[0]  # fmt: skip
+    assert episode["s"] and sorted(episode["ids"]) == ["s1:1", "s1:2", "s1:3", "s1:4"]
+
+
+def test_a_changed_fact_supersedes_and_keeps_history(api, cypher, worker, namespace) -> None:
+    api.put(f"/v1/namespaces/{namespace}")
+    _post(api, namespace, FIRST_SESSION)
+    _post(api, namespace, SECOND_SESSION)
+    cars = cypher(
+        "MATCH (k:Knowledge {namespace: $ns, slot: 'car', source: 'user_stated'}) "
+        "RETURN k.id AS id, k.value AS value, k.valid_from AS since, k.valid_to AS until, k.superseded_by AS by, "
+        "k.source_turn_ids AS turns ORDER BY since",
+        ns=namespace,
+    )
+    assert [c["value"] for c in cars] == ["Model Y", "Tesla Model 3"]
+    old, new = cars
+    assert old["by"] == new["id"] and old["until"] == datetime(2024, 6, 1, 9, tzinfo=UTC)
+    assert new["by"] is None and new["until"] is None and new["since"] == datetime(2024, 6, 1, 9, tzinfo=UTC)
+    assert old["turns"] == ["s1:1"] and new["turns"] == ["s2:1"]
+    refs = cypher(
+        "MATCH (k:Knowledge {namespace: $ns, id: $id})-[:REFERENCE]->(d:Dialogue) RETURN d.turn_id AS t",
+        ns=namespace,
+        id=old["id"],
+    )
+    assert [r["t"] for r in refs] == ["s1:1"]
+    beijing = cypher(
+        "MATCH (k:Knowledge {namespace: $ns, slot: 'lives_in', source: 'user_stated'}) "
+        "RETURN k.subject AS subject, k.value AS value",
+        ns=namespace,
+    )
+    assert {"subject": "王伟", "value": "北京"} in beijing
+
+
+def test_a_superseded_premise_withdraws_its_inference(api, cypher, worker, namespace) -> None:
+    api.put(f"/v1/namespaces/{namespace}")
+    _post(api, namespace, FIRST_SESSION)
+    inferred = cypher(
+        "MATCH (p:Knowledge {namespace: $ns, slot: 'moved_to'})-[:CAUSAL]->(i:Knowledge {source: 'inferred'}) "
+        "RETURN i.slot AS slot, i.value AS value, i.confidence AS c, i.withdrawn AS withdrawn",
+        ns=namespace,
+    )
+    assert {"slot": "lives_in", "value": "Berlin", "c": pytest.approx(0.6), "withdrawn": None} in inferred
+    _post(api, namespace, SECOND_SESSION)
+    after = cypher(
+        "MATCH (i:Knowledge {namespace: $ns, source: 'inferred', slot: 'lives_in'}) "
+        "RETURN i.value AS value, i.withdrawn AS withdrawn, i.valid_to AS until ORDER BY value",
+        ns=namespace,
+    )
+    by_value = {row["value"]: row for row in after}
+    assert by_value["Berlin"]["withdrawn"] is True
+    assert by_value["Berlin"]["until"] == datetime(2024, 6, 1, 9, tzinfo=UTC)
+    assert by_value["Munich"]["withdrawn"] is None
+
+
+def test_relative_times_become_dated_events_in_a_chain(api, cypher, worker, namespace) -> None:
+    api.put(f"/v1/namespaces/{namespace}")
+    turns = [
+        _turn("s1", "1", "Alice", "I went to Paris last Friday.", S1),
+        _turn("s1", "2", "Alice", "下周三我要去东京。", S1),
+        _turn("s1", "3", "Alice", "Two weeks ago I ran a marathon.", S1),
+    ]
+    _post(api, namespace, turns)
+    events = cypher(
+        "MATCH (x:Experience {namespace: $ns}) RETURN x.time_text AS text, x.event_time AS at, x.event_end AS end "
+        "ORDER BY at",
+        ns=namespace,
+    )
+    starts = {e["text"].lower(): e["at"] for e in events}
+    assert starts["last friday"] == datetime(2024, 5, 10, tzinfo=UTC)
+    assert starts["下周三"] == datetime(2024, 5, 22, tzinfo=UTC)
+    assert starts["two weeks ago"] == datetime(2024, 5, 1, tzinfo=UTC)
+    chain = cypher(
+        "MATCH (a:Experience {namespace: $ns})-[:TEMPORAL]->(b:Experience) RETURN a.event_time AS a, b.event_time AS b",
+        ns=namespace,
+    )
+    assert len(chain) == 2 and all(r["a"] < r["b"] for r in chain)
+
+
+def test_replaying_or_resuming_a_batch_leaves_one_copy_of_everything(api, runtime, cypher, worker, namespace) -> None:
+    api.put(f"/v1/namespaces/{namespace}")
+    _post(api, namespace, FIRST_SESSION)
+    once = _graph_counts(cypher, namespace)
+    vectors = runtime.vectors.count(namespace)
+    assert _post(api, namespace, FIRST_SESSION).status_code == 200  # replay through the API
+    assert _graph_counts(cypher, namespace) == once and runtime.vectors.count(namespace) == vectors
+
+    # A worker that died mid-task: only the first stage ran; the re-delivered task completes it.
+    other = f"{namespace}-resume"
+    api.put(f"/v1/namespaces/{other}")
+    batch = [
+        SequencedTurn(
+            Turn(t["session_id"], t["turn_id"], t["speaker"], t["text"], datetime.fromisoformat(t["timestamp"])), i
+        )
+        for i, t in enumerate(FIRST_SESSION)
+    ]
+    from app.memory.ingest import IngestReport
+
+    runtime.ingestor._dialogues(other, batch, datetime.now(UTC), IngestReport())
+    runtime.ingestor.ingest(other, batch, datetime.now(UTC))
+    runtime.ingestor.ingest(other, batch, datetime.now(UTC))
+    by_type = "MATCH (:Memory {namespace: $ns})-[r]->() RETURN type(r) AS t, count(*) AS n ORDER BY t"
+    assert cypher(by_type, ns=other) == cypher(by_type, ns=namespace)
+    assert _graph_counts(cypher, other) == once and runtime.vectors.count(other) == vectors
+
+
+@pytest.mark.parametrize(
+    ("turns", "field"),
+    [
+        ([_turn("s", "1", "A", "ok", S1), _turn("s", "2", "A", "   ", S1)], "turns[1].text"),
+        ([_turn("s", "1", "A", "ok", S1), {"session_id": "s", "turn_id": "2", "text": "hi"}], "turns[1].speaker"),
+        ([{"session_id": "s", "speaker": "A", "text": "hi"}], "turns[0].turn_id"),
+        ([_turn("s", "1", "A", "ok", "last tuesday-ish")], "turns[0].timestamp"),
+        ([_turn("s", "1", "A", "x" * (64 * 1024 + 1), S1)], "turns[0].text"),
+        ([_turn("s", str(i), "A", "ok", S1) for i in range(1001)], "turns"),
+        ([], "turns"),
+    ],
+)
+def test_invalid_batches_are_rejected_whole(api, runtime, cypher, namespace, turns, field) -> None:
+    api.put(f"/v1/namespaces/{namespace}")
+    response = _post(api, namespace, turns, False)
+    assert response.status_code == 422, response.text
+    assert response.json()["error"]["field"] == field
+    assert runtime.hot_window.search(namespace, "ok hi") == []
+    assert _graph_counts(cypher, namespace) == (0, 0)
