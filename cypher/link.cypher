@@ -1,16 +1,18 @@
 // Relationships between memory nodes. The type comes from a validated enum value.
 
 // name: create
-// Idempotent: an existing relationship of this type between the two nodes is returned as it is.
-MATCH (a:Memory {namespace: $namespace, id: $source_id})
-MATCH (b:Memory {namespace: $namespace, id: $target_id})
-OPTIONAL MATCH (a)-[old:$($type)]->(b)
+// $links: [{type, source_id, target_id, properties}], one row or many, distinct pairs per type.
+// Idempotent: an existing relationship of the type between the two nodes is returned as it is.
+UNWIND $links AS link
+MATCH (a:Memory {namespace: $namespace, id: link.source_id})
+MATCH (b:Memory {namespace: $namespace, id: link.target_id})
+OPTIONAL MATCH (a)-[old:$(link.type)]->(b)
 FOREACH (_ IN CASE WHEN old IS NULL THEN [1] ELSE [] END |
-  CREATE (a)-[r:$($type)]->(b)
-  SET r = $properties
+  CREATE (a)-[r:$(link.type)]->(b)
+  SET r = link.properties
 )
-WITH a, b, old
-MATCH (a)-[r:$($type)]->(b)
+WITH a, b, link, old
+MATCH (a)-[r:$(link.type)]->(b)
 RETURN type(r) AS type, a.id AS source_id, b.id AS target_id, r {.*} AS properties, old IS NULL AS created
 
 // name: of_node

@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -103,8 +103,11 @@ class Ingestor:
         with report.stage("dialogues"):
             to_index += self._dialogues(namespace, ordered, now, report)
         with report.stage("facts+inferences"):
-            for item in ordered:
-                to_index += self._facts(namespace, item.turn, now, report)
+            # Extraction first, then one transaction for the whole batch (one commit, not one per turn);
+            # turns are applied in order, so a later value supersedes an earlier one within the batch.
+            works = [work for item in ordered if (work := self._facts(namespace, item.turn, now, report))]
+            if works:
+                to_index += self.graph.write_transaction(lambda tx: [node for work in works for node in work(tx)])
         with report.stage("temporal"):
             to_index += self._events(namespace, ordered, now, report)
         with report.stage("episodes"):
@@ -198,10 +201,13 @@ class Ingestor:
 
     # -- 2. facts and 4. inferences ------------------------------------------------------------------
 
-    def _facts(self, namespace: str, turn: Turn, now: datetime, report: IngestReport) -> list[NodeText]:
+    def _facts(
+        self, namespace: str, turn: Turn, now: datetime, report: IngestReport
+    ) -> Callable[[GraphTx], list[NodeText]] | None:
+        """The turn's facts and inferences, extracted now, as work for the batch's write transaction."""
         facts = extract_facts(turn.text, turn.speaker)
         if not facts:
-            return []
+            return None
         times = find_time_expressions(turn.text, turn.timestamp)
         # A statement with one time expression is dated by it ("I went to Paris last Friday").
         if len(times) == 1:
@@ -249,7 +255,7 @@ class Ingestor:
                 written.append(NodeText(inferred_id, NodeType.KNOWLEDGE.value, content))
             return written
 
-        return self.graph.write_transaction(work)
+        return work
 
     def _write_fact(
         self,

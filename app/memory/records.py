@@ -77,6 +77,25 @@ def check_weight(weight: float | None, field: str) -> None:
         raise InputError(field, "must be in (0, 1]")
 
 
+def link_row(rel_type: RelType, source_id: str, target_id: str, weight: float | None, now: datetime) -> dict[str, Any]:
+    """One relationship to create, oriented and with its properties (for `create_links`)."""
+    check_weight(weight, "weight")
+    source_id, target_id = oriented(rel_type, source_id, target_id)
+    return {
+        "type": rel_type.value,
+        "source_id": source_id,
+        "target_id": target_id,
+        "properties": relationship_properties(rel_type, weight, now),
+    }
+
+
+def create_links(tx: GraphTx, namespace: str, rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Create the relationships that do not exist yet (idempotent); each comes back with `created`.
+    A pair repeated in `rows` is created once."""
+    distinct = list({(r["type"], r["source_id"], r["target_id"]): r for r in rows}.values())
+    return tx.run("link.create", namespace=namespace, links=distinct) if distinct else []
+
+
 def create_link(
     tx: GraphTx,
     namespace: str,
@@ -86,14 +105,5 @@ def create_link(
     weight: float | None,
     now: datetime,
 ) -> dict[str, Any]:
-    """Create the relationship unless it exists (idempotent); returns it with a `created` flag."""
-    check_weight(weight, "weight")
-    source_id, target_id = oriented(rel_type, source_id, target_id)
-    return tx.run(
-        "link.create",
-        namespace=namespace,
-        type=rel_type.value,
-        source_id=source_id,
-        target_id=target_id,
-        properties=relationship_properties(rel_type, weight, now),
-    )[0]
+    """Create one relationship unless it exists; returns it with a `created` flag."""
+    return create_links(tx, namespace, [link_row(rel_type, source_id, target_id, weight, now)])[0]

@@ -10,8 +10,8 @@ from typing import Any
 
 from app.domain.model import RelType
 from app.embedding import Embedder
-from app.memory.records import create_link
-from app.stores.graph import GraphStore, GraphTx
+from app.memory.records import create_links, link_row
+from app.stores.graph import GraphStore
 from app.stores.vectors import VectorRecord, VectorStore
 
 
@@ -48,17 +48,16 @@ class SemanticIndexer:
             namespace,
             [VectorRecord(node.id, vector, {"type": node.type}) for node, vector in zip(nodes, vectors, strict=True)],
         )
-        pairs: list[tuple[str, str, float]] = []
+        links: list[dict[str, Any]] = []
         if self.linking.max_neighbours > 0:
             for node, vector in zip(nodes, vectors, strict=True):
                 hits = self.vectors.search(namespace, vector, limit=self.linking.max_neighbours + 1)
                 close = [h for h in hits if h.node_id != node.id and h.score > self.linking.threshold]
-                pairs.extend((node.id, h.node_id, min(1.0, h.score)) for h in close[: self.linking.max_neighbours])
-        if not pairs:
+                links += [
+                    link_row(RelType.SEMANTIC, node.id, hit.node_id, min(1.0, hit.score), now)
+                    for hit in close[: self.linking.max_neighbours]
+                ]
+        if not links:
             return 0
-
-        def work(tx: GraphTx) -> int:
-            created = [create_link(tx, namespace, RelType.SEMANTIC, a, b, w, now)["created"] for a, b, w in pairs]
-            return sum(1 for c in created if c)
-
-        return self.graph.write_transaction(work)
+        rows = self.graph.write_transaction(lambda tx: create_links(tx, namespace, links))
+        return sum(1 for row in rows if row["created"])
