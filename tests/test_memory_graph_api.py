@@ -215,3 +215,26 @@ def test_missing_or_malformed_namespace_and_bad_links_are_refused(api, cypher, n
         response = api.post(f"/v1/namespaces/{namespace}/links", json=link)
         assert response.status_code in (404, 422) and response.json()["error"]["field"] == field, response.text
     assert cypher("MATCH (:Memory {namespace: $ns})-[r]-() RETURN count(r) AS n", ns=namespace)[0]["n"] == 0
+
+
+def test_full_text_index_serves_english_and_chinese(api, cypher, namespace: str) -> None:
+    _create_namespace(api, namespace)
+    url = f"/v1/namespaces/{namespace}/memories"
+    for label, content in [("车", "我的车是 Model Y，上周五买的"), ("住址", "我住在北京朝阳区"),
+                           ("car", "My car is a red Model Y"), ("move", "I moved to Berlin last spring")]:  # fmt: skip
+        assert api.post(url, json={"type": "Knowledge", "label": label, "content": content}).status_code == 201
+    index = cypher("SHOW FULLTEXT INDEXES YIELD name, options WHERE name = 'memory_text' RETURN options")[0]
+    assert index["options"]["indexConfig"]["fulltext.analyzer"] == "cjk"
+
+    def found(query: str) -> set[str]:
+        rows = cypher(
+            "CALL db.index.fulltext.queryNodes('memory_text', $q) YIELD node "
+            "WHERE node.namespace = $ns RETURN node.content AS content",
+            q=query,
+            ns=namespace,
+        )
+        return {row["content"] for row in rows}
+
+    assert found("朝阳") == {"我住在北京朝阳区"}  # Chinese bigrams: precise
+    assert found("berlin") == {"I moved to Berlin last spring"}
+    assert found('"Model Y"') == {"我的车是 Model Y，上周五买的", "My car is a red Model Y"}  # mixed text

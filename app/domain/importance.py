@@ -13,8 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from app.domain.datafile import read_yaml
 from app.domain.model import Importance
 
 DEFAULT_RULES_PATH = Path(__file__).resolve().parents[1] / "data" / "importance_rules.yaml"
@@ -58,11 +57,7 @@ class ImportanceRules:
 
     @classmethod
     def load(cls, path: Path = DEFAULT_RULES_PATH) -> ImportanceRules:
-        try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except yaml.YAMLError as exc:
-            raise ValueError(f"importance rules {path}: not valid YAML: {exc}") from exc
-        return cls.from_data(data, source=str(path))
+        return cls.from_data(read_yaml(path, "importance rules"), source=str(path))
 
     @classmethod
     def from_data(cls, data: Any, source: str = "<data>") -> ImportanceRules:

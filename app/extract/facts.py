@@ -44,8 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, cast
 
-import yaml
-
+from app.domain.datafile import read_yaml
 from app.extract.types import EntityKind, EntityMention, FactMention
 
 DEFAULT_PATTERNS_PATH = Path(__file__).resolve().parents[1] / "data" / "fact_patterns.yaml"
@@ -224,11 +223,7 @@ class FactPatterns:
 
     @classmethod
     def load(cls, path: Path = DEFAULT_PATTERNS_PATH) -> FactPatterns:
-        try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except yaml.YAMLError as exc:
-            raise ValueError(f"fact patterns {path}: not valid YAML: {exc}") from exc
-        return cls.from_data(data, source=str(path))
+        return cls.from_data(read_yaml(path, "fact patterns"), source=str(path))
 
     @classmethod
     def from_data(cls, data: Any, source: str = "<data>") -> FactPatterns:

@@ -29,8 +29,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from app.domain.datafile import read_yaml
 from app.extract.facts import normalize_name
 from app.extract.types import FactMention, Inference
 
@@ -127,11 +126,7 @@ class InferenceRules:
 
     @classmethod
     def load(cls, path: Path = DEFAULT_RULES_PATH) -> InferenceRules:
-        try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except yaml.YAMLError as exc:
-            raise ValueError(f"inference rules {path}: not valid YAML: {exc}") from exc
-        return cls.from_data(data, source=str(path))
+        return cls.from_data(read_yaml(path, "inference rules"), source=str(path))
 
     @classmethod
     def from_data(cls, data: Any, source: str = "<data>") -> InferenceRules:
