@@ -36,7 +36,7 @@ async def post_turns(ns: Namespace, body: TurnsBody, runtime: Engines, response:
     new = await run_in_threadpool(runtime.hot_window.add, ns, turns, node_ids)
     from jobs.tasks import ingest_turns
 
-    task = ingest_turns.delay(ns, [t.key for t in turns])
+    task = await run_in_threadpool(ingest_turns.delay, ns, [t.key for t in turns])
     result: dict[str, Any] = {
         "task_id": task.id,
         "turns": [
@@ -52,7 +52,7 @@ async def post_turns(ns: Namespace, body: TurnsBody, runtime: Engines, response:
 
 async def _wait_for(task: Any) -> Any:
     deadline = time.monotonic() + WAIT_TIMEOUT_S
-    while not task.ready():
+    while not await run_in_threadpool(task.ready):
         if time.monotonic() > deadline:
             raise ApiError(504, "timeout", f"the write tracks did not finish within {WAIT_TIMEOUT_S:g} s")
         await asyncio.sleep(0.05)

@@ -39,15 +39,20 @@ class SemanticIndexer:
         self.embedder = embedder
         self.linking = linking
 
-    def index(self, namespace: str, nodes: Sequence[NodeText], now: datetime) -> int:
-        """Embed, store and link `nodes`; returns the SEMANTIC edges created. Idempotent."""
-        if not nodes:
-            return 0
+    def store_vectors(self, namespace: str, nodes: Sequence[NodeText]) -> list[list[float]]:
+        """Embed `nodes` in one batch and upsert their vectors; returns the vectors."""
         vectors = self.embedder.embed([node.text for node in nodes])
         self.vectors.upsert(
             namespace,
             [VectorRecord(node.id, vector, {"type": node.type}) for node, vector in zip(nodes, vectors, strict=True)],
         )
+        return vectors
+
+    def index(self, namespace: str, nodes: Sequence[NodeText], now: datetime) -> int:
+        """Embed, store and link `nodes`; returns the SEMANTIC edges created. Idempotent."""
+        if not nodes:
+            return 0
+        vectors = self.store_vectors(namespace, nodes)
         links: list[dict[str, Any]] = []
         if self.linking.max_neighbours > 0:
             for node, vector in zip(nodes, vectors, strict=True):

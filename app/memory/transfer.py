@@ -21,21 +21,18 @@ from app.domain.snapshot import (
     snapshot_to_graphml,
     snapshot_to_json,
 )
-from app.embedding import Embedder
 from app.memory.errors import ConflictError, NotFoundError
-from app.memory.semantic import embedding_text
+from app.memory.semantic import NodeText, SemanticIndexer, embedding_text
 from app.stores.graph import GraphStore, GraphTx
-from app.stores.vectors import VectorRecord, VectorStore
 
 Format = Literal["json", "graphml"]
 EMBED_BATCH = 256
 
 
 class Transfer:
-    def __init__(self, graph: GraphStore, vectors: VectorStore, embedder: Embedder) -> None:
+    def __init__(self, graph: GraphStore, semantic: SemanticIndexer) -> None:
         self.graph = graph
-        self.vectors = vectors
-        self.embedder = embedder
+        self.semantic = semantic
 
     def snapshot(self, namespace: str) -> Snapshot:
         check_namespace(namespace)
@@ -80,15 +77,12 @@ class Transfer:
         return {"nodes": len(nodes), "relationships": len(relationships)}
 
     def _embed(self, namespace: str, nodes: tuple[SnapshotNode, ...]) -> None:
+        """Vectors only: the snapshot already carries the SEMANTIC edges."""
         for start in range(0, len(nodes), EMBED_BATCH):
             batch = nodes[start : start + EMBED_BATCH]
-            vectors = self.embedder.embed([embedding_text(dict(node.properties)) for node in batch])
-            self.vectors.upsert(
+            self.semantic.store_vectors(
                 namespace,
-                [
-                    VectorRecord(node.id, vector, {"type": _node_type(node, 0).value})
-                    for node, vector in zip(batch, vectors, strict=True)
-                ],
+                [NodeText(node.id, _node_type(node, 0).value, embedding_text(dict(node.properties))) for node in batch],
             )
 
 
