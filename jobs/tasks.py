@@ -77,7 +77,9 @@ RETRYABLE = (neo4j.exceptions.ServiceUnavailable, neo4j.exceptions.TransientErro
 def ingest_turns(namespace: str, turn_keys: list[str]) -> dict[str, Any]:
     """Run the write tracks for turns already in the hot window (passed by key, not by value)."""
     runtime = current_runtime()
-    stored = runtime.hot_window.get(namespace, turn_keys)
+    # A turn stays pending until its tracks have run, however far the hot window has moved on.
+    stored = runtime.hot_window.pending(namespace, turn_keys)
     batch = [SequencedTurn(turn, meta["seq"]) for turn, meta in stored]
     report = runtime.ingestor.ingest(namespace, batch, datetime.now(UTC))
+    runtime.hot_window.ingested(namespace, [turn.key for turn, _ in stored])
     return asdict(report)

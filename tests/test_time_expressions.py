@@ -385,6 +385,7 @@ def test_chinese_agrees_with_jionlp(expr: str) -> None:
 )
 def test_english_agrees_with_dateparser(expr: str) -> None:
     import dateparser  # a dev dependency: the maintained library the resolver is checked against
+
     settings = {"RELATIVE_BASE": datetime(2024, 5, 15, 10, 0), "PREFER_DATES_FROM": "past"}
     theirs = dateparser.parse(expr, languages=["en"], settings=settings)
     assert only_mention(expr).start.date() == theirs.date()

@@ -220,3 +220,17 @@ def test_invalid_batches_are_rejected_whole(api, runtime, cypher, namespace, tur
     assert response.json()["error"]["field"] == field
     assert runtime.hot_window.search(namespace, "ok hi") == []
     assert _graph_counts(cypher, namespace) == (0, 0)
+
+
+def test_a_burst_larger_than_the_hot_window_loses_no_turn(runtime, cypher, namespace) -> None:
+    from app.memory.hot_window import HotWindow
+
+    runtime.namespaces.put(namespace)
+    window = HotWindow(runtime.redis, max_turns=3)
+    turns = [Turn("s", str(i), "Alice", f"note number {i}", datetime(2024, 5, 15, 10, i, tzinfo=UTC)) for i in range(5)]
+    window.add(namespace, turns, [f"dialogue:{i}" for i in range(5)])
+    assert len(window.search(namespace, "note number")) == 3  # the window keeps the newest three
+    pending = window.pending(namespace, [t.key for t in turns])
+    assert [turn.turn_id for turn, _ in pending] == ["0", "1", "2", "3", "4"]  # all still wait for the tracks
+    window.ingested(namespace, [t.key for t in turns[:2]])
+    assert [turn.turn_id for turn, _ in window.pending(namespace, [t.key for t in turns])] == ["2", "3", "4"]

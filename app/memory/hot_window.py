@@ -2,7 +2,9 @@
 
 Per namespace: a sorted set of turn keys by timestamp and a hash of turn records (JSON). Adding a
 turn that is already there changes nothing (HSETNX), which makes the turns API idempotent. The
-window keeps the newest `max_turns` turns; the graph holds everything.
+window keeps the newest `max_turns` turns; the graph holds everything. Until the write tracks have
+run, a turn also waits in a `pending` hash that is never trimmed, so a burst larger than the window
+cannot evict turns before they are ingested.
 """
 
 from __future__ import annotations
@@ -55,6 +57,9 @@ class HotWindow:
             namespace_key(namespace, "hot", "seq"),
         )
 
+    def _pending_key(self, namespace: str) -> str:
+        return namespace_key(namespace, "hot", "pending")
+
     def add(self, namespace: str, turns: Sequence[Turn], node_ids: Sequence[str]) -> list[bool]:
         """Store the turns; returns, per turn, whether it was new. Arrival order is kept in `seq`."""
         order, records, seq_key = self._keys(namespace)
@@ -67,6 +72,7 @@ class HotWindow:
         for turn, new in zip(turns, added, strict=True):
             if new:
                 pipe.zadd(order, {turn.key: turn.timestamp.timestamp()})
+        pipe.hset(self._pending_key(namespace), mapping=self._records_of(namespace, turns))  # type: ignore[arg-type]
         pipe.execute()
         self._trim(namespace)
         return added
@@ -79,13 +85,23 @@ class HotWindow:
             if oldest:
                 self.client.hdel(records, *oldest)
 
-    def get(self, namespace: str, keys: Sequence[str]) -> list[tuple[Turn, dict[str, Any]]]:
-        """The stored turns for `keys` (in that order); keys that left the window are skipped."""
+    def _records_of(self, namespace: str, turns: Sequence[Turn]) -> dict[str, str]:
+        """The stored records of `turns` (as first stored: a retried turn keeps its arrival order)."""
+        _, records, _ = self._keys(namespace)
+        raws = self.client.hmget(records, [turn.key for turn in turns])
+        return {turn.key: str(raw) for turn, raw in zip(turns, raws, strict=True) if raw}  # type: ignore[arg-type]
+
+    def pending(self, namespace: str, keys: Sequence[str]) -> list[tuple[Turn, dict[str, Any]]]:
+        """The turns for `keys` still waiting for the write tracks (in that order)."""
         if not keys:
             return []
-        _, records, _ = self._keys(namespace)
-        raws = self.client.hmget(records, list(keys))
+        raws = self.client.hmget(self._pending_key(namespace), list(keys))
         return [decode_turn(str(raw)) for raw in raws if raw]  # type: ignore[union-attr]
+
+    def ingested(self, namespace: str, keys: Sequence[str]) -> None:
+        """The write tracks have run for `keys`: they stop waiting (they stay in the window)."""
+        if keys:
+            self.client.hdel(self._pending_key(namespace), *keys)
 
     def search(self, namespace: str, query: str, limit: int = 10) -> list[tuple[Turn, float]]:
         """Turns sharing words (or Chinese bigrams) with the query, best first: a small TF-IDF over
