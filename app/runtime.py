@@ -64,7 +64,7 @@ class Runtime:
         self.forgetting = Forgetting(self.graph, self.vectors, self.namespaces)
         self.learning = HebbianLearning(self.graph, self.redis)
         self.accesses = AccessLog(self.graph, self.redis)
-        self.transfer = Transfer(self.graph, self.semantic)
+        self.transfer = Transfer(self.graph, self.semantic, self.namespaces)
         self.hot_window = HotWindow(self.redis)
         self.ingestor = Ingestor(self.graph, self.semantic, self.importance_rules, InferenceRules.load())
 

@@ -14,7 +14,6 @@ from app.api.access import namespace_access, runtime_of
 from app.api.errors import ApiError
 from app.api.schemas import TurnsBody
 from app.domain.turns import dialogue_id
-from app.memory.errors import NotFoundError
 from app.runtime import Runtime
 
 router = APIRouter(prefix="/v1/namespaces", tags=["write path"])
@@ -28,8 +27,7 @@ async def post_turns(ns: Namespace, body: TurnsBody, runtime: Engines, response:
     """Turns land in the hot window at once (searchable before the tracks run); a task runs the
     tracks. 202 with the node ids; with `wait`, 200 once every track has run. Retrying the same
     (session_id, turn_id) creates nothing new."""
-    if not await run_in_threadpool(runtime.graph.read, "namespace.get", namespace=ns):
-        raise NotFoundError("namespace", f"namespace {ns!r} does not exist")
+    await run_in_threadpool(runtime.namespaces.require, ns)
     now = datetime.now(UTC)
     turns = [turn.to_domain(now) for turn in body.turns]
     node_ids = [dialogue_id(t.session_id, t.turn_id) for t in turns]

@@ -49,10 +49,14 @@ def derive_summary(content: str, limit: int = SUMMARY_MAX_CHARS) -> str:
     return (cut[:space] if space > limit // 2 else cut).rstrip() + "…"
 
 
+def stable_digest(*parts: str) -> str:
+    """The key part of a deterministic node id: a hash of the parts that identify the node."""
+    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:24]
+
+
 def content_id(node_type: NodeType, label: str, content: str) -> str:
     """Deterministic id for a memory without one: the same memory written twice is one node."""
-    digest = hashlib.sha256(f"{node_type.value}\x1f{label}\x1f{content}".encode()).hexdigest()[:24]
-    return f"{node_type.id_prefix}:{digest}"
+    return f"{node_type.id_prefix}:{stable_digest(node_type.value, label, content)}"
 
 
 @dataclass(frozen=True)

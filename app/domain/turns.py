@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-
-def _digest(*parts: str) -> str:
-    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:24]
+from app.domain.inputs import stable_digest
 
 
 @dataclass(frozen=True)
@@ -28,16 +25,16 @@ class Turn:
 
 
 def dialogue_id(session_id: str, turn_id: str) -> str:
-    return f"dialogue:{_digest(session_id, turn_id)}"
+    return f"dialogue:{stable_digest(session_id, turn_id)}"
 
 
 def episode_id(session_id: str) -> str:
-    return f"episode:{_digest(session_id)}"
+    return f"episode:{stable_digest(session_id)}"
 
 
 def person_id(normalized_name: str) -> str:
-    return f"person:{_digest(normalized_name)}"
+    return f"person:{stable_digest(normalized_name)}"
 
 
 def concept_id(normalized_name: str) -> str:
-    return f"concept:{_digest(normalized_name)}"
+    return f"concept:{stable_digest(normalized_name)}"

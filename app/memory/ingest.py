@@ -18,7 +18,6 @@ exactly one copy of everything.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -28,6 +27,7 @@ from datetime import datetime
 from typing import Any
 
 from app.domain.importance import ImportanceRules
+from app.domain.inputs import stable_digest
 from app.domain.model import Importance, NodeType, RelType, Source
 from app.domain.summarize import extractive_summary, sentences
 from app.domain.turns import Turn, concept_id, dialogue_id, episode_id, person_id
@@ -35,7 +35,7 @@ from app.extract.facts import extract_facts, normalize_name
 from app.extract.inference import InferenceRules
 from app.extract.timeexpr import find_time_expressions
 from app.extract.types import EntityKind, FactMention, supersedes
-from app.memory.records import create_link, node_properties, relationship_properties
+from app.memory.records import create_links, link_row, node_properties, relationship_properties
 from app.memory.semantic import NodeText, SemanticIndexer
 from app.stores.graph import GraphStore, GraphTx
 
@@ -67,10 +67,6 @@ class IngestReport:
 class SequencedTurn:
     turn: Turn
     seq: int  # arrival order within the namespace: orders turns that share a timestamp
-
-
-def _digest(*parts: str) -> str:
-    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:24]
 
 
 def _sentence_around(text: str, span: tuple[int, int]) -> str:
@@ -228,7 +224,7 @@ class Ingestor:
                            properties=properties, fact_id=fact_id, learned=learned)  # fmt: skip
             for inference in inferences:
                 premises = [fact_ids[i] for i in inference.premise_indexes]
-                inferred_id = f"knowledge:{_digest('inferred', inference.rule_id, *premises)}"
+                inferred_id = f"knowledge:{stable_digest('inferred', inference.rule_id, *premises)}"
                 content = f"{inference.subject} {inference.slot.replace('_', ' ')}: {inference.value} (inferred)"
                 properties = node_properties(
                     label=f"{inference.subject} {inference.slot}",
@@ -249,8 +245,11 @@ class Ingestor:
                 )
                 row = tx.run("ingest.upsert_fact", namespace=namespace, id=inferred_id, properties=properties,
                              turn_id=turn.turn_id, dialogue_id=dialogue, learned=learned)[0]  # fmt: skip
-                for premise in premises:
-                    create_link(tx, namespace, RelType.CAUSAL, premise, inferred_id, inference.confidence, now)
+                create_links(
+                    tx,
+                    namespace,
+                    [link_row(RelType.CAUSAL, premise, inferred_id, inference.confidence, now) for premise in premises],
+                )
                 report.inferences += int(row["created"])
                 written.append(NodeText(inferred_id, NodeType.KNOWLEDGE.value, content))
             return written
@@ -284,7 +283,7 @@ class Ingestor:
             tx.run("ingest.upsert_fact", namespace=namespace, id=current[0]["id"], properties={},
                    turn_id=turn.turn_id, dialogue_id=dialogue, learned=learned)  # fmt: skip
             return current[0]["id"], content
-        fact_id = f"knowledge:{_digest(subject_key, fact.slot, value_key, turn.key)}"
+        fact_id = f"knowledge:{stable_digest(subject_key, fact.slot, value_key, turn.key)}"
         properties = node_properties(
             label=f"{fact.subject} {fact.slot}",
             content=content,
@@ -359,7 +358,7 @@ class Ingestor:
                     time_granularity=mention.granularity.value,
                     session_id=turn.session_id,
                 )
-                event_id = f"experience:{_digest(turn.key, str(mention.span[0]), str(mention.span[1]))}"
+                event_id = f"experience:{stable_digest(turn.key, str(mention.span[0]), str(mention.span[1]))}"
                 dialogue = dialogue_id(turn.session_id, turn.turn_id)
                 events.append({"id": event_id, "dialogue_id": dialogue, "properties": properties})
         if not events:

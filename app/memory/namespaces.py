@@ -60,20 +60,23 @@ class Namespaces:
         )[0]
         return row["namespace"], bool(row["created"])
 
-    def settings_of(self, namespace: str) -> NamespaceSettings:
+    def require(self, namespace: str) -> dict[str, Any]:
+        """The stored namespace; NotFoundError (404 naming `namespace`) when it does not exist."""
         rows = self.graph.read("namespace.get", namespace=check_namespace(namespace))
         if not rows:
             raise NotFoundError("namespace", f"namespace {namespace!r} does not exist")
-        stored = rows[0]["namespace"]
+        stored: dict[str, Any] = rows[0]["namespace"]
+        return stored
+
+    def settings_of(self, namespace: str) -> NamespaceSettings:
+        stored = self.require(namespace)
         return NamespaceSettings(stored["capacity"], stored["low_water_ratio"])
 
     def show(self, namespace: str) -> dict[str, Any]:
-        rows = self.graph.read("namespace.get", namespace=check_namespace(namespace))
-        if not rows:
-            raise NotFoundError("namespace", f"namespace {namespace!r} does not exist")
+        stored = self.require(namespace)
         counts = {r["type"]: r["count"] for r in self.graph.read("namespace.counts_by_type", namespace=namespace)}
         return {
-            **rows[0]["namespace"],
+            **stored,
             "counts": counts,
             "total": sum(counts.values()),
             "vectors": self.vectors.count(namespace),
@@ -81,9 +84,7 @@ class Namespaces:
 
     def delete(self, namespace: str) -> dict[str, int]:
         """Erase the namespace's graph, vectors and hot state, and nothing else."""
-        check_namespace(namespace)
-        if not self.graph.read("namespace.get", namespace=namespace):
-            raise NotFoundError("namespace", f"namespace {namespace!r} does not exist")
+        self.require(namespace)
         deleted = self.graph.run_batched("namespace.delete_memories", namespace=namespace)[0]["deleted"]
         self.vectors.delete_namespace(namespace)
         hot_keys = delete_namespace_keys(self.hot, namespace)

@@ -22,6 +22,7 @@ from app.domain.snapshot import (
     snapshot_to_json,
 )
 from app.memory.errors import ConflictError, NotFoundError
+from app.memory.namespaces import Namespaces
 from app.memory.semantic import NodeText, SemanticIndexer, embedding_text
 from app.stores.graph import GraphStore, GraphTx
 
@@ -30,14 +31,13 @@ EMBED_BATCH = 256
 
 
 class Transfer:
-    def __init__(self, graph: GraphStore, semantic: SemanticIndexer) -> None:
+    def __init__(self, graph: GraphStore, semantic: SemanticIndexer, namespaces: Namespaces) -> None:
         self.graph = graph
         self.semantic = semantic
+        self.namespaces = namespaces
 
     def snapshot(self, namespace: str) -> Snapshot:
-        check_namespace(namespace)
-        if not self.graph.read("namespace.get", namespace=namespace):
-            raise NotFoundError("namespace", f"namespace {namespace!r} does not exist")
+        self.namespaces.require(namespace)
         nodes = tuple(
             SnapshotNode(row["id"], tuple(row["labels"]), row["properties"])
             for row in self.graph.read("transfer.export_nodes", namespace=namespace)
