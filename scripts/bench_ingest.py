@@ -14,11 +14,7 @@ from __future__ import annotations
 
 import argparse
 import random
-import socket
-import subprocess
 import sys
-import tempfile
-import threading
 import time
 from collections import Counter
 from datetime import UTC, datetime, timedelta
@@ -27,16 +23,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-import httpx  # noqa: E402
-import uvicorn  # noqa: E402
-
-from app.api.main import create_app  # noqa: E402
 from app.runtime import Runtime  # noqa: E402
-from app.settings import Settings  # noqa: E402
+from scripts.harness import add_engine_arguments, fresh_namespace, local_engines, served_api  # noqa: E402
 
 BENCH_NEO4J_PORT = 17691
 BENCH_REDIS_PORT = 16391
-BENCH_DIR = REPO / "data" / "bench-ingest"
 NAMESPACE = "bench-ingest"
 
 EN = [
@@ -91,64 +82,23 @@ def synthetic_turns(n: int, turns_per_session: int = 50, seed: int = 7) -> list[
     return turns
 
 
-def service_script(script: str, *args: str) -> None:
-    subprocess.run([sys.executable, str(REPO / "scripts" / script), *args], check=True)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--turns", type=int, default=10_000)
     parser.add_argument("--batch", type=int, default=200, help="turns per request (at most 1000)")
-    parser.add_argument("--neo4j-uri")
-    parser.add_argument("--redis-url")
-    parser.add_argument("--keep", action="store_true", help="leave the benchmark engines running")
+    add_engine_arguments(parser)
     args = parser.parse_args()
-
-    neo4j_args = ("--port", str(BENCH_NEO4J_PORT), "--home", str(BENCH_DIR / "neo4j"))
-    redis_args = ("--port", str(BENCH_REDIS_PORT), "--dir", str(BENCH_DIR / "redis"))
-    if not args.neo4j_uri:
-        service_script("neo4j_local.py", "start", *neo4j_args, "--heap", "2g", "--pagecache", "1g")
-    if not args.redis_url:
-        service_script("redis_local.py", "start", *redis_args)
-    with tempfile.TemporaryDirectory() as data_dir:
-        settings = Settings(
-            NEO4J_URI=args.neo4j_uri or f"bolt://127.0.0.1:{BENCH_NEO4J_PORT}",
-            REDIS_URL=args.redis_url or f"redis://127.0.0.1:{BENCH_REDIS_PORT}/0",
-            HIPPOGRAPH_DATA_DIR=data_dir,
-        )
-        from jobs.celery_app import celery_app
-
-        celery_app.conf.broker_url = celery_app.conf.result_backend = settings.redis_url
+    with local_engines("bench-ingest", BENCH_NEO4J_PORT, BENCH_REDIS_PORT, args) as settings:
         runtime = Runtime.open(settings, host_jobs=True)
         try:
             run(runtime, args.turns, args.batch)
         finally:
             runtime.close()
-            if not args.keep:
-                if not args.neo4j_uri:
-                    service_script("neo4j_local.py", "stop", *neo4j_args)
-                if not args.redis_url:
-                    service_script("redis_local.py", "stop", *redis_args)
 
 
 def run(runtime: Runtime, n: int, batch_size: int) -> None:
-    port = free_port()
-    config = uvicorn.Config(create_app(runtime=runtime), host="127.0.0.1", port=port, log_level="warning")
-    server = uvicorn.Server(config)
-    threading.Thread(target=server.run, daemon=True).start()
-    while not server.started:
-        time.sleep(0.05)
-    base = f"http://127.0.0.1:{port}"
-    with httpx.Client(base_url=base, timeout=600) as client:
-        if client.get(f"/v1/namespaces/{NAMESPACE}").status_code == 200:
-            client.delete(f"/v1/namespaces/{NAMESPACE}")
-        client.put(f"/v1/namespaces/{NAMESPACE}").raise_for_status()
+    with served_api(runtime) as client:
+        fresh_namespace(client, NAMESPACE)
         turns = synthetic_turns(n)
         stages: Counter[str] = Counter()
         totals: Counter[str] = Counter()
@@ -165,7 +115,6 @@ def run(runtime: Runtime, n: int, batch_size: int) -> None:
                 print(f"  {done:>6} turns  {done / (time.perf_counter() - start):7.1f} turns/s", flush=True)
         seconds = time.perf_counter() - start
         counts = client.get(f"/v1/namespaces/{NAMESPACE}").json()
-    server.should_exit = True
     print()
     print(f"{n:,} turns in {seconds:.1f} s: {n / seconds:.1f} turns/s (batches of {batch_size}, wait=true, LLM off)")
     print()

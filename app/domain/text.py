@@ -71,3 +71,12 @@ def tokens(text: str, drop_stop_words: bool = True) -> list[str]:
         if not (drop_stop_words and word in STOP_WORDS):
             found.append(word)
     return found
+
+
+def estimate_tokens(text: str) -> int:
+    """A model-independent token estimate for budgets: one per CJK character, one per four other
+    characters (the usual English ratio of BPE tokenizers), at least one for non-empty text."""
+    if not text:
+        return 0
+    cjk = sum(len(run) for run in _CJK.findall(text))
+    return max(1, cjk + -(-(len(text) - cjk) // 4))

@@ -1,0 +1,107 @@
+"""What the benchmark and evaluation scripts share: their own engines and the API served in-process.
+
+    with local_engines("bench-recall", neo4j_port=17692, redis_port=16392) as settings:
+        runtime = Runtime.open(settings, host_jobs=True)
+        with served_api(runtime) as client:
+            client.post(...)
+
+Each script starts its own Neo4j and Redis (own ports and data folders under data/) unless it is
+given --neo4j-uri / --redis-url, so a benchmark never touches the test or `make run` engines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+import httpx  # noqa: E402
+import uvicorn  # noqa: E402
+
+from app.api.main import create_app  # noqa: E402
+from app.runtime import Runtime  # noqa: E402
+from app.settings import Settings  # noqa: E402
+
+
+def service_script(script: str, *args: str) -> None:
+    subprocess.run([sys.executable, str(REPO / "scripts" / script), *args], check=True)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--neo4j-uri", help="use this Neo4j instead of starting one")
+    parser.add_argument("--redis-url", help="use this Redis instead of starting one")
+    parser.add_argument("--heap", default="2g", help="Neo4j heap when the script starts it")
+    parser.add_argument("--pagecache", default="1g", help="Neo4j page cache when the script starts it")
+    parser.add_argument("--keep", action="store_true", help="leave the engines the script started running")
+
+
+@contextmanager
+def local_engines(name: str, neo4j_port: int, redis_port: int, args: argparse.Namespace) -> Iterator[Settings]:
+    """Settings for this script's engines (started here unless given), with a temporary data folder
+    for the embedded vector tier; the engines stop afterwards unless --keep."""
+    home = REPO / "data" / name
+    neo4j_args = ("--port", str(neo4j_port), "--home", str(home / "neo4j"))
+    redis_args = ("--port", str(redis_port), "--dir", str(home / "redis"))
+    if not args.neo4j_uri:
+        service_script("neo4j_local.py", "start", *neo4j_args, "--heap", args.heap, "--pagecache", args.pagecache)
+    if not args.redis_url:
+        service_script("redis_local.py", "start", *redis_args)
+    try:
+        with tempfile.TemporaryDirectory() as data_dir:
+            redis_url = args.redis_url or f"redis://127.0.0.1:{redis_port}/0"
+            from jobs.celery_app import celery_app
+
+            celery_app.conf.broker_url = celery_app.conf.result_backend = redis_url
+            yield Settings(
+                NEO4J_URI=args.neo4j_uri or f"bolt://127.0.0.1:{neo4j_port}",
+                REDIS_URL=redis_url,
+                HIPPOGRAPH_DATA_DIR=data_dir,
+            )
+    finally:
+        if not args.keep:
+            if not args.neo4j_uri:
+                service_script("neo4j_local.py", "stop", *neo4j_args)
+            if not args.redis_url:
+                service_script("redis_local.py", "stop", *redis_args)
+
+
+@contextmanager
+def served_api(runtime: Runtime, timeout_s: float = 600.0) -> Iterator[httpx.Client]:
+    """The API over HTTP on a free local port (uvicorn in a thread), and a client for it."""
+    port = free_port()
+    config = uvicorn.Config(create_app(runtime=runtime), host="127.0.0.1", port=port, log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.05)
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=timeout_s) as client:
+            yield client
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+def fresh_namespace(client: httpx.Client, namespace: str) -> None:
+    """Create `namespace` empty (erasing a previous run's)."""
+    if client.get(f"/v1/namespaces/{namespace}").status_code == 200:
+        client.delete(f"/v1/namespaces/{namespace}").raise_for_status()
+    client.put(f"/v1/namespaces/{namespace}").raise_for_status()
