@@ -23,6 +23,8 @@ from app.memory.nodes import MemoryNodes
 from app.memory.semantic import SemanticIndexer, SemanticLinking
 from app.memory.transfer import Transfer
 from app.readiness import EngineStatus, probe_engines
+from app.recall.neighbourhood import Neighbourhood
+from app.recall.service import Recall
 from app.settings import Settings
 from app.stores.graph import GraphStore
 from app.stores.hot import connect_redis
@@ -67,6 +69,8 @@ class Runtime:
         self.transfer = Transfer(self.graph, self.semantic, self.namespaces)
         self.hot_window = HotWindow(self.redis)
         self.ingestor = Ingestor(self.graph, self.semantic, self.importance_rules, InferenceRules.load())
+        self.recall = Recall(self.graph, self.vectors, self.embedder, self.hot_window, self.accesses, self.learning)
+        self.neighbourhood = Neighbourhood(self.graph)
 
     @classmethod
     def open(cls, settings: Settings, host_jobs: bool | None = None, embedder: Embedder | None = None) -> Runtime:
@@ -113,6 +117,7 @@ class Runtime:
     def close(self) -> None:
         if self.jobs is not None:
             self.jobs.stop()
+        self.recall.close()
         self.vectors.close()
         self.redis.close()
         self.graph.close()

@@ -30,7 +30,7 @@ RETURN d.id AS id, created
 UNWIND $episode_ids AS episode_id
 MATCH (ep:Memory {namespace: $namespace, id: episode_id})-[:HIERARCHY]->(d:Dialogue)
 WITH ep, d
-ORDER BY d.created_at, d.seq
+ORDER BY d.timestamp, d.seq
 WITH ep, collect(d) AS turns
 CALL (turns) {
   UNWIND range(0, size(turns) - 2) AS i
@@ -71,7 +71,7 @@ RETURN size(episodes) AS episodes
 UNWIND $episode_ids AS episode_id
 MATCH (ep:Memory {namespace: $namespace, id: episode_id})-[:HIERARCHY]->(d:Dialogue)
 WITH ep, d
-ORDER BY d.created_at, d.seq
+ORDER BY d.timestamp, d.seq
 RETURN ep.id AS id, ep.session_id AS session_id, collect(d.speaker + ': ' + d.content) AS texts
 
 // name: set_episode_summaries

@@ -24,12 +24,34 @@ CREATE INDEX memory_last_accessed IF NOT EXISTS FOR (m:Memory) ON (m.namespace, 
 // The write path looks up the fact in force for a subject and slot.
 CREATE INDEX memory_fact_slot IF NOT EXISTS FOR (m:Memory) ON (m.namespace, m.subject_key, m.slot)
 
-// name: memory_text
-// Full text over label, summary and content. The `cjk` analyzer (Lucene CJKAnalyzer) indexes
-// Chinese as overlapping bigrams and English as lower-cased words without stop words; measured
-// against `standard-no-stop-words` on mixed text in docs/architecture.md.
-CREATE FULLTEXT INDEX memory_text IF NOT EXISTS FOR (m:Memory) ON EACH [m.label, m.summary, m.content]
+// name: drop_memory_text_v1
+// The first full-text index had no namespace field, so a busy namespace could crowd out the hits
+// of another; it is replaced by `memory_text_ns`.
+DROP INDEX memory_text IF EXISTS
+
+// name: memory_text_ns
+// Full text over label, summary and content, plus the namespace (recall filters on it inside the
+// Lucene query, before the hit limit). The `cjk` analyzer (Lucene CJKAnalyzer) indexes Chinese as
+// overlapping bigrams and English as lower-cased words without stop words; measured against
+// `standard-no-stop-words` on mixed text in docs/architecture.md.
+CREATE FULLTEXT INDEX memory_text_ns IF NOT EXISTS FOR (m:Memory) ON EACH [m.label, m.summary, m.content, m.namespace]
 OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk', `fulltext.eventually_consistent`: false}}
+
+// name: memory_name
+// Entity seeds of a recall: Person/Concept nodes by normalized name.
+CREATE INDEX memory_name IF NOT EXISTS FOR (m:Memory) ON (m.namespace, m.name_key)
+
+// name: memory_slot
+// Slot seeds of a recall: facts by slot whatever the subject.
+CREATE INDEX memory_slot IF NOT EXISTS FOR (m:Memory) ON (m.namespace, m.slot)
+
+// name: memory_event_time
+// Time-window seeds of a recall: events by date.
+CREATE INDEX memory_event_time IF NOT EXISTS FOR (m:Memory) ON (m.namespace, m.event_time)
+
+// name: memory_timestamp
+// Time-window seeds of a recall: turns by their own timestamp.
+CREATE INDEX memory_timestamp IF NOT EXISTS FOR (m:Memory) ON (m.namespace, m.timestamp)
 
 // name: await_indexes
 // Last: new indexes are online before the first write relies on them.

@@ -7,7 +7,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from app.api import health, memories, turns
+from app.api import health, memories, recall, turns
 from app.api.errors import install_error_handlers
 from app.runtime import Runtime
 from app.settings import Settings, get_settings
@@ -31,4 +31,5 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
     app.include_router(health.router)
     app.include_router(memories.router)
     app.include_router(turns.router)
+    app.include_router(recall.router)
     return app

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator
 
 from app.domain.inputs import NewLink, NewMemory
 from app.domain.model import SUMMARY_MAX_CHARS, Importance, NodeType, RelType, Source
 from app.domain.turns import Turn
+from app.recall.service import RecallRequest
 
 MAX_CONTENT_CHARS = 64 * 1024
 Weight = Annotated[float, Field(gt=0.0, le=1.0)]
@@ -117,3 +118,45 @@ class TurnBody(Strict):
 class TurnsBody(Strict):
     turns: list[TurnBody] = Field(min_length=1, max_length=MAX_TURNS_PER_BATCH)
     wait: bool = Field(False, description="answer 200 only when every track has run for these turns")
+
+
+def _utc(value: datetime | None) -> datetime | None:
+    """A time without a zone is read as UTC (as turn timestamps are)."""
+    return value.replace(tzinfo=UTC) if value is not None and value.tzinfo is None else value
+
+
+class RecallBody(Strict):
+    query: str = Field(min_length=1, max_length=4000)
+    top_k: int = Field(10, ge=1, le=100)
+    mode: Literal["local", "global"] = Field("local", description="local: the current work; global: the big picture")
+    include_history: bool = Field(False, description="also superseded facts and withdrawn inferences")
+    token_budget: int | None = Field(None, ge=1, le=100_000, description="cut the cards to fit this many tokens")
+    as_of: datetime | None = Field(None, description="recall facts as they stood at this time")
+    now: datetime | None = Field(None, description="reference time for relative expressions (default: now)")
+    agent_id: Text | None = Field(None, description="the asking agent: its own memories count as in focus")
+
+    @field_validator("query")
+    @classmethod
+    def query_not_blank(cls, query: str) -> str:
+        if not query.strip():
+            raise ValueError("must not be blank")
+        return query
+
+    def to_domain(self) -> RecallRequest:
+        return RecallRequest(
+            query=self.query,
+            top_k=self.top_k,
+            mode=self.mode,
+            include_history=self.include_history,
+            token_budget=self.token_budget,
+            as_of=_utc(self.as_of),
+            now=_utc(self.now),
+            agent_id=self.agent_id,
+        )
+
+
+class ChainBody(Strict):
+    from_id: Text | None = Field(None, description="with to_id: the shortest path between two nodes")
+    to_id: Text | None = None
+    task_id: Text | None = Field(None, description="alone: the task's chain")
+    limit: int = Field(50, ge=1, le=200)

@@ -103,14 +103,18 @@ class HotWindow:
         if keys:
             self.client.hdel(self._pending_key(namespace), *keys)
 
-    def search(self, namespace: str, query: str, limit: int = 10) -> list[tuple[Turn, float]]:
-        """Turns sharing words (or Chinese bigrams) with the query, best first: a small TF-IDF over
-        the window, so it works before the write tracks have run."""
+    def search(self, namespace: str, query: str, limit: int = 10, scan: int = 500) -> list[tuple[Turn, float]]:
+        """The newest `scan` turns plus every turn still pending, sharing words (or Chinese bigrams)
+        with the query, best first: a small TF-IDF, so a turn is found before the write tracks have
+        run. Older turns are the full-text index's job."""
         wanted = set(tokens(query))
         if not wanted:
             return []
-        _, records, _ = self._keys(namespace)
-        turns = [decode_turn(raw)[0] for raw in self.client.hvals(records)]  # type: ignore[union-attr,arg-type]
+        order, records, _ = self._keys(namespace)
+        newest = [str(key) for key in self.client.zrevrange(order, 0, scan - 1)]  # type: ignore[union-attr]
+        raws = dict(zip(newest, self.client.hmget(records, newest), strict=True)) if newest else {}
+        raws.update(self.client.hgetall(self._pending_key(namespace)))  # type: ignore[arg-type]
+        turns = [decode_turn(str(raw))[0] for raw in raws.values() if raw]
         bags = [Counter(tokens(turn.text)) for turn in turns]
         document_frequency = Counter(token for bag in bags for token in set(bag) if token in wanted)
         scored: list[tuple[Turn, float]] = []

@@ -1,0 +1,55 @@
+"""v1 routes of the read path: recall (memory cards) and graded reads around a node."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query
+
+from app.api.access import namespace_access, runtime_of
+from app.api.schemas import ChainBody, RecallBody
+from app.domain.inputs import InputError
+from app.runtime import Runtime
+
+router = APIRouter(prefix="/v1/namespaces", tags=["read path"])
+Namespace = Annotated[str, Depends(namespace_access)]
+Engines = Annotated[Runtime, Depends(runtime_of)]
+
+
+@router.post("/{ns}/recall")
+def recall(ns: Namespace, body: RecallBody, runtime: Engines) -> dict[str, Any]:
+    """Memory cards for a query, best first: full-text, entity and hot-window seeds spread through the
+    graph, fused with vector hits. Each card carries `source_turn_ids` and the parts of its score."""
+    runtime.namespaces.require(ns)
+    result = runtime.recall.recall(ns, body.to_domain())
+    return {
+        "items": [card.to_dict() for card in result.cards],
+        "took_ms": result.stats["total_ms"],
+        "stats": result.stats,
+    }
+
+
+@router.get("/{ns}/nodes/{node_id}/related")
+def related(
+    ns: Namespace,
+    node_id: str,
+    runtime: Engines,
+    depth: int = Query(1, description="hops, 1-3"),
+    limit: int = Query(20, description="nodes, 1-200"),
+) -> dict[str, Any]:
+    """The node's neighbourhood, nearest and strongest first, with the relationship types on the way."""
+    runtime.namespaces.require(ns)
+    return {"id": node_id, "items": runtime.neighbourhood.related(ns, node_id, depth, limit)}
+
+
+@router.post("/{ns}/chain")
+def chain(ns: Namespace, body: ChainBody, runtime: Engines) -> dict[str, Any]:
+    """`from_id` + `to_id`: the shortest path between two nodes; `task_id`: the task's chain."""
+    runtime.namespaces.require(ns)
+    if body.task_id is not None:
+        if body.from_id is not None or body.to_id is not None:
+            raise InputError("task_id", "give either task_id or from_id and to_id, not both")
+        return {"task_id": body.task_id, "items": runtime.neighbourhood.task_chain(ns, body.task_id, body.limit)}
+    if body.from_id is None or body.to_id is None:
+        raise InputError("from_id" if body.from_id is None else "to_id", "required (or give task_id)")
+    return runtime.neighbourhood.path(ns, body.from_id, body.to_id)

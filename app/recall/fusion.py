@@ -1,0 +1,336 @@
+"""Fusion: one ranked list of memory cards from the hot and cold paths. Pure functions
+(tests/test_recall_fusion.py has exact cases).
+
+score = (relevance + activation + graph boost + recency) x type prior (mode) x track confidence
+
+- relevance: full-text (BM25, scaled by the query's best hit), vector (cosine, scaled by the best
+  hit), entity/slot/time-window seed, hot-window score, each weighted (`FusionWeights`).
+- activation: what spreading activation brought to the node from the seeds (0.5 per hop x weight).
+- graph boost: the node was reached from several seeds (it links what the query names: the bridge a
+  multi-hop question needs), plus, in `local` mode, the node belongs to the current focus (the
+  latest session, or memories of the asking agent).
+- recency: 2^(-age / half-life of the node's type), where age is measured from the node's OWN time
+  (event time, turn timestamp, validity start), never from when it was ingested, and its weight is
+  small: recency orders near-equals, it never outranks relevance.
+- type prior: `local` favours turns, facts and events of the current work; `global` favours
+  episodes, tasks, facts and concepts (the high-level structure).
+- track confidence: slot fact > semantic fact > event > inference, times the node's confidence.
+
+Filters: superseded and withdrawn facts are hidden unless `include_history` or `as_of`; with
+`as_of` only what existed and was valid then; a query time window keeps nodes whose time overlaps it.
+Near-duplicates (same fact, or the same summary) merge into one card with both provenances.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+from app.domain.model import NodeType, Source
+from app.domain.text import estimate_tokens
+
+Mode = Literal["local", "global"]
+HOURS_PER_DAY = 24.0
+
+
+@dataclass(frozen=True)
+class FusionWeights:
+    text: float = 0.5
+    vector: float = 0.5
+    entity: float = 0.3
+    hot: float = 0.2
+    activation: float = 0.3
+    graph: float = 0.1
+    focus: float = 0.05
+    recency: float = 0.05
+
+
+# Recency half-lives in days by node type (types without one have no recency: people, concepts).
+RECENCY_HALF_LIFE_DAYS: dict[str, float] = {
+    NodeType.DIALOGUE: 30.0,
+    NodeType.EXPERIENCE: 90.0,
+    NodeType.EPISODE: 60.0,
+    NodeType.TASK: 14.0,
+    NodeType.KNOWLEDGE: 180.0,
+    NodeType.DOCUMENT: 90.0,
+    NodeType.FILE: 90.0,
+}
+
+TYPE_PRIORS: dict[Mode, dict[str, float]] = {
+    "local": {
+        NodeType.DIALOGUE: 1.0,
+        NodeType.KNOWLEDGE: 1.0,
+        NodeType.EXPERIENCE: 1.0,
+        NodeType.TASK: 1.0,
+        NodeType.DOCUMENT: 0.9,
+        NodeType.FILE: 0.9,
+        NodeType.EPISODE: 0.6,
+        NodeType.CONCEPT: 0.5,
+        NodeType.PERSON: 0.4,
+    },
+    "global": {
+        NodeType.EPISODE: 1.2,
+        NodeType.TASK: 1.2,
+        NodeType.KNOWLEDGE: 1.1,
+        NodeType.CONCEPT: 1.0,
+        NodeType.DOCUMENT: 1.0,
+        NodeType.FILE: 0.9,
+        NodeType.EXPERIENCE: 0.9,
+        NodeType.DIALOGUE: 0.7,
+        NodeType.PERSON: 0.6,
+    },
+}
+
+# Track and its confidence weight: slot fact > semantic fact > event > inference.
+TRACK_CONFIDENCE: dict[str, float] = {
+    "fact": 1.0,
+    "semantic": 0.95,
+    "dialogue": 0.92,
+    "temporal": 0.9,
+    "episode": 0.9,
+    "task": 0.95,
+    "document": 0.9,
+    "entity": 0.9,
+    "inference": 0.75,
+}
+
+
+@dataclass
+class Candidate:
+    """A node found by either path, with its card fields and the scores it was found with."""
+
+    id: str
+    type: str
+    node: dict[str, Any]
+    text: float = 0.0
+    vector: float = 0.0
+    entity: float = 0.0
+    hot: float = 0.0
+    spread: float = 0.0
+    seeds_reaching: int = 0
+    in_focus: bool = False
+
+
+@dataclass
+class Card:
+    id: str
+    type: str
+    summary: str
+    score: float
+    confidence: float
+    track: str
+    source: str | None
+    agent_id: str | None
+    source_turn_ids: list[str]
+    explain: dict[str, float]
+    times: dict[str, datetime] = field(default_factory=dict)
+    flags: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "type": self.type,
+            "summary": self.summary,
+            "score": round(self.score, 6),
+            "confidence": self.confidence,
+            "track": self.track,
+            "source": self.source,
+            "agent_id": self.agent_id,
+            **self.times,
+            **self.flags,
+            "source_turn_ids": self.source_turn_ids,
+            "explain": {k: round(v, 6) for k, v in self.explain.items()},
+        }
+
+
+def track_of(node_type: str, node: dict[str, Any]) -> str:
+    if node_type == NodeType.KNOWLEDGE:
+        if node.get("source") == Source.INFERRED:
+            return "inference"
+        return "fact" if node.get("slot") else "semantic"
+    tracks: dict[str, str] = {
+        NodeType.DIALOGUE: "dialogue",
+        NodeType.EXPERIENCE: "temporal",
+        NodeType.EPISODE: "episode",
+        NodeType.TASK: "task",
+        NodeType.DOCUMENT: "document",
+        NodeType.FILE: "document",
+        NodeType.PERSON: "entity",
+        NodeType.CONCEPT: "entity",
+    }
+    return tracks.get(node_type, "other")
+
+
+def node_interval(node_type: str, node: dict[str, Any]) -> tuple[datetime, datetime] | None:
+    """When the memory happened or was said, from its own time fields (None: timeless)."""
+    if node.get("event_time"):
+        return node["event_time"], node.get("event_end") or node["event_time"]
+    for key in ("timestamp", "valid_from"):
+        if node.get(key):
+            return node[key], node[key]
+    if node.get("started_at"):
+        return node["started_at"], node.get("ended_at") or node["started_at"]
+    if node_type in (NodeType.PERSON, NodeType.CONCEPT) or not node.get("created_at"):
+        return None
+    return node["created_at"], node["created_at"]
+
+
+def recency(node_type: str, node: dict[str, Any], now: datetime) -> float:
+    half_life = RECENCY_HALF_LIFE_DAYS.get(node_type)
+    interval = node_interval(node_type, node)
+    if half_life is None or interval is None:
+        return 0.0
+    age_days = max(0.0, (now - interval[1]).total_seconds() / 3600.0 / HOURS_PER_DAY)
+    return math.pow(2.0, -age_days / half_life)
+
+
+def visible(
+    node_type: str,
+    node: dict[str, Any],
+    *,
+    include_history: bool,
+    as_of: datetime | None,
+    window: tuple[datetime, datetime] | None,
+) -> bool:
+    interval = node_interval(node_type, node)
+    if as_of is not None:
+        if interval is not None and interval[0] > as_of:
+            return False
+        valid_to = node.get("valid_to")
+        if valid_to is not None and valid_to <= as_of and not include_history:
+            return False
+    elif not include_history and (node.get("superseded_by") or node.get("withdrawn")):
+        return False
+    if window is not None:
+        if interval is None:
+            return False
+        start, end = interval
+        if not (start < window[1] and end >= window[0]):
+            return False
+    return True
+
+
+def _confidence(node: dict[str, Any]) -> float:
+    value = node.get("confidence")
+    return 1.0 if value is None else float(value)
+
+
+def score_candidate(
+    candidate: Candidate, mode: Mode, now: datetime, weights: FusionWeights
+) -> tuple[float, dict[str, float]]:
+    node = candidate.node
+    track = track_of(candidate.type, node)
+    relevance = (
+        weights.text * candidate.text
+        + weights.vector * candidate.vector
+        + weights.entity * candidate.entity
+        + weights.hot * candidate.hot
+    )
+    activation = weights.activation * candidate.spread
+    graph = weights.graph * min(1.0, max(0, candidate.seeds_reaching - 1) / 2.0)
+    if mode == "local" and candidate.in_focus:
+        graph += weights.focus
+    fresh = weights.recency * recency(candidate.type, node, now)
+    prior = TYPE_PRIORS[mode].get(candidate.type, 0.8)
+    confidence = _confidence(node)
+    track_weight = TRACK_CONFIDENCE.get(track, 0.8) * (0.5 + 0.5 * confidence)
+    score = (relevance + activation + graph + fresh) * prior * track_weight
+    explain = {
+        "full_text": candidate.text,
+        "vector": candidate.vector,
+        "entity": candidate.entity,
+        "hot_window": candidate.hot,
+        "activation": candidate.spread,
+        "graph_boost": graph,
+        "recency": fresh,
+        "type_prior": prior,
+        "track_confidence": track_weight,
+    }
+    return score, explain
+
+
+_TIME_FIELDS = ("event_time", "event_end", "valid_from", "valid_to", "timestamp")
+
+
+def to_card(candidate: Candidate, score: float, explain: dict[str, float]) -> Card:
+    node = candidate.node
+    track = track_of(candidate.type, node)
+    flags: dict[str, Any] = {}
+    if node.get("superseded_by"):
+        flags["superseded_by"] = node["superseded_by"]
+    if node.get("withdrawn"):
+        flags["withdrawn"] = True
+    if track == "inference":
+        flags["inferred"] = True
+    return Card(
+        id=candidate.id,
+        type=candidate.type,
+        summary=str(node.get("summary") or node.get("label") or ""),
+        score=score,
+        confidence=_confidence(node),
+        track=track,
+        source=node.get("source"),
+        agent_id=node.get("agent_id"),
+        source_turn_ids=list(node.get("source_turn_ids") or []),
+        explain=explain,
+        times={key: node[key] for key in _TIME_FIELDS if node.get(key) is not None},
+        flags=flags,
+    )
+
+
+def _duplicate_key(card: Card, node: dict[str, Any]) -> tuple[str, ...]:
+    if node.get("slot") and node.get("subject_key") and node.get("value_key"):
+        return ("fact", node["subject_key"], node["slot"], node["value_key"], str(node.get("source")))
+    return ("summary", card.type, " ".join(card.summary.casefold().split()))
+
+
+def rank(
+    candidates: Iterable[Candidate],
+    *,
+    mode: Mode,
+    now: datetime,
+    include_history: bool,
+    as_of: datetime | None,
+    window: tuple[datetime, datetime] | None,
+    weights: FusionWeights,
+) -> list[Card]:
+    """Filter, score, merge near-duplicates and sort (best first; ties by id for stable output)."""
+    merged: dict[tuple[str, ...], Card] = {}
+    for candidate in candidates:
+        if not visible(candidate.type, candidate.node, include_history=include_history, as_of=as_of, window=window):
+            continue
+        score, explain = score_candidate(candidate, mode, now, weights)
+        if score <= 0.0:
+            continue
+        card = to_card(candidate, score, explain)
+        key = _duplicate_key(card, candidate.node)
+        kept = merged.get(key)
+        if kept is None:
+            merged[key] = card
+            continue
+        best, other = (card, kept) if card.score > kept.score else (kept, card)
+        best.source_turn_ids = list(dict.fromkeys(best.source_turn_ids + other.source_turn_ids))
+        best.flags.setdefault("merged_ids", []).append(other.id)
+        merged[key] = best
+    return sorted(merged.values(), key=lambda c: (-c.score, c.id))
+
+
+def card_tokens(card: Card) -> int:
+    return estimate_tokens(card.summary)
+
+
+def within_budget(cards: Sequence[Card], token_budget: int | None) -> list[Card]:
+    """The leading cards whose summaries fit in `token_budget` tokens (all of them when None)."""
+    if token_budget is None:
+        return list(cards)
+    kept: list[Card] = []
+    used = 0
+    for card in cards:
+        used += card_tokens(card)
+        if used > token_budget:
+            break
+        kept.append(card)
+    return kept

@@ -1,0 +1,122 @@
+"""What a recall query asks for: its words, the Lucene query for the full-text seeds, the entity
+names and fact slots it may name, and its time window. Pure functions (tests/test_recall_query.py)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from app.domain.datafile import read_yaml
+from app.domain.text import STOP_WORDS, tokens
+from app.extract.facts import normalize_name
+from app.extract.timeexpr import resolve_query_window
+
+# Words, with their original case kept, for entity n-grams ("Model Y", "New York").
+_WORD = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*", re.UNICODE)
+_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_LUCENE_SPECIAL = re.compile(r'([\\"])')
+MAX_NGRAM = 3
+MAX_TERMS = 64
+SLOT_WORDS_FILE = Path(__file__).resolve().parents[1] / "data" / "slot_words.yaml"
+
+
+@dataclass(frozen=True)
+class SlotVocabulary:
+    """Which fact slots a query asks about (app/data/slot_words.yaml): English words by token,
+    Chinese words by substring (Chinese has no word boundaries)."""
+
+    by_word: dict[str, tuple[str, ...]]
+
+    @classmethod
+    def load(cls, path: Path = SLOT_WORDS_FILE) -> SlotVocabulary:
+        data = read_yaml(path, "slot words")
+        if not isinstance(data, dict) or not isinstance(data.get("slots"), dict) or not data["slots"]:
+            raise ValueError(f"slot words {path}: expected a non-empty mapping under 'slots'")
+        by_word: dict[str, list[str]] = {}
+        for slot, words in data["slots"].items():
+            if not isinstance(words, list) or not all(isinstance(w, str) and w for w in words):
+                raise ValueError(f"slot words {path}: slot {slot!r} needs a list of words")
+            for word in words:
+                by_word.setdefault(word.lower(), []).append(str(slot))
+        return cls({word: tuple(slots) for word, slots in by_word.items()})
+
+    def slots(self, text: str, terms: tuple[str, ...]) -> list[str]:
+        found = [slot for term in terms for slot in self.by_word.get(term, ())]
+        found += [slot for word, slots in self.by_word.items() if not word.isascii() and word in text for slot in slots]
+        return found
+
+
+@dataclass(frozen=True)
+class ParsedQuery:
+    text: str
+    terms: tuple[str, ...]  # distinct lexical tokens (words, CJK bigrams), stop words dropped
+    entity_keys: tuple[str, ...]  # normalized names an entity node may carry
+    slot_keys: tuple[str, ...]  # fact slots the query may ask about
+    window: tuple[datetime, datetime] | None  # [start, end) when the query names a time
+
+
+def lucene_query(namespace: str, terms: tuple[str, ...]) -> str | None:
+    """The full-text query: the namespace as a required phrase, then any of the terms. Every value
+    is a quoted phrase with `"` and `\\` escaped, so no user text is read as Lucene syntax."""
+    if not terms:
+        return None
+
+    def phrase(value: str) -> str:
+        return '"' + _LUCENE_SPECIAL.sub(r"\\\1", value) + '"'
+
+    wanted = " ".join(phrase(term) for term in terms)
+    return f"+namespace:{phrase(namespace)} +(label:({wanted}) summary:({wanted}) content:({wanted}))"
+
+
+def _entity_keys(text: str) -> list[str]:
+    """Word n-grams (1-3) and CJK runs with their 2-4 character pieces, normalized like entity names."""
+    keys: list[str] = []
+    words = _WORD.findall(_CJK_RUN.sub(" ", text))
+    for size in range(1, MAX_NGRAM + 1):
+        for start in range(len(words) - size + 1):
+            gram = words[start : start + size]
+            if size == 1 and gram[0].lower() in STOP_WORDS:
+                continue
+            keys.append(normalize_name(" ".join(gram)))
+    for run in _CJK_RUN.findall(text):
+        keys.append(run)
+        for size in (2, 3, 4):
+            keys += [run[i : i + size] for i in range(len(run) - size + 1)]
+    return keys
+
+
+def _slot_keys(text: str, terms: tuple[str, ...], vocabulary: SlotVocabulary) -> list[str]:
+    """Slots named by the vocabulary, plus the query's own words as slot names (slots are
+    snake_case English: "car", "favorite_color"): single words, their singular, adjacent pairs."""
+    words = [t for t in terms if t.isascii()]
+    keys = vocabulary.slots(text, terms) + words + [w[:-1] for w in words if len(w) > 3 and w.endswith("s")]
+    keys += [f"{a}_{b}" for a, b in zip(words, words[1:], strict=False)]
+    return keys
+
+
+def _distinct(values: list[str], limit: int) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(v for v in values if v))[:limit]
+
+
+def _with_bases(words: list[str]) -> list[str]:
+    """Possessives also as their base word: "caroline's" asks about "caroline" too."""
+    out: list[str] = []
+    for word in words:
+        out.append(word)
+        for suffix in ("'s", "’s"):
+            if word.endswith(suffix) and len(word) > len(suffix):
+                out.append(word[: -len(suffix)])
+    return out
+
+
+def parse_query(text: str, now: datetime, vocabulary: SlotVocabulary) -> ParsedQuery:
+    terms = _distinct(_with_bases(tokens(text)), MAX_TERMS)
+    return ParsedQuery(
+        text=text,
+        terms=terms,
+        entity_keys=_distinct(_with_bases(_entity_keys(text)), 4 * MAX_TERMS),
+        slot_keys=_distinct(_slot_keys(text, terms, vocabulary), MAX_TERMS),
+        window=resolve_query_window(text, now),
+    )

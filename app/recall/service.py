@@ -1,0 +1,231 @@
+"""A recall: the hot path (Redis hot window + one Neo4j query: seeds and spreading activation) and
+the cold path (query embedding + vector search over every node, soft-forgotten ones included) run
+concurrently; fusion ranks their union into memory cards. The request only reads the graph: it
+records accesses and co-activations in Redis, which the flush job applies later."""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from app.domain.decay import SOFT_FORGET_THRESHOLD
+from app.domain.model import NodeType, Source
+from app.domain.turns import Turn, dialogue_id
+from app.embedding import Embedder
+from app.memory.access import AccessLog
+from app.memory.hot_window import HotWindow
+from app.memory.learning import HebbianLearning
+from app.recall.fusion import Candidate, Card, FusionWeights, Mode, rank, within_budget
+from app.recall.query import ParsedQuery, SlotVocabulary, lucene_query, parse_query
+from app.stores.graph import GraphStore
+from app.stores.vectors import VectorStore
+
+
+@dataclass(frozen=True)
+class RecallRequest:
+    query: str
+    top_k: int = 10
+    mode: Mode = "local"
+    include_history: bool = False
+    token_budget: int | None = None
+    as_of: datetime | None = None
+    now: datetime | None = None
+    agent_id: str | None = None
+
+
+@dataclass(frozen=True)
+class SpreadingSettings:
+    max_depth: int = 3
+    hop_decay: float = 0.5
+    min_activation: float = 0.05
+    max_fanout: int = 64  # nodes with more relationships are reached but not expanded through
+    cap: int = 500  # nodes kept per stage and in the result
+    text_limit: int = 50  # full-text / slot / time-window seeds fetched
+    seed_limit: int = 60  # seeds spreading activation starts from
+    hot_limit: int = 10  # hot-window seeds
+    cold_limit: int = 50  # vector hits
+    slot_only_score: float = 0.6  # a fact whose slot the query names, subject not named
+    window_score: float = 0.5  # an event inside the query's time window
+    co_activate_top: int = 5  # the leading cards of a recall count as co-activated
+
+
+@dataclass
+class RecallResult:
+    cards: list[Card]
+    stats: dict[str, Any] = field(default_factory=dict)
+
+
+class Recall:
+    def __init__(
+        self,
+        graph: GraphStore,
+        vectors: VectorStore,
+        embedder: Embedder,
+        hot_window: HotWindow,
+        accesses: AccessLog,
+        learning: HebbianLearning,
+        spreading: SpreadingSettings | None = None,
+        weights: FusionWeights | None = None,
+    ) -> None:
+        self.graph = graph
+        self.vectors = vectors
+        self.embedder = embedder
+        self.hot_window = hot_window
+        self.accesses = accesses
+        self.learning = learning
+        self.spreading = spreading or SpreadingSettings()
+        self.weights = weights or FusionWeights()
+        self.vocabulary = SlotVocabulary.load()
+        # The cold path runs beside the hot one; a small shared pool (2 cores here).
+        self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="recall-cold")
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    def recall(self, namespace: str, request: RecallRequest) -> RecallResult:
+        start = time.perf_counter()
+        now = request.now or datetime.now(UTC)
+        parsed = parse_query(request.query, now, self.vocabulary)
+        cold_future = self._pool.submit(self._timed, self._cold, namespace, parsed)
+        (hot, hot_stats, pending_turns, focus_session), hot_ms = self._timed(self._hot, namespace, parsed, request)
+        cold, cold_ms = cold_future.result()
+
+        fusion_start = time.perf_counter()
+        candidates = self._candidates(namespace, hot, cold, pending_turns, focus_session, request.agent_id)
+        ranked = rank(
+            candidates.values(),
+            mode=request.mode,
+            now=now,
+            include_history=request.include_history,
+            as_of=request.as_of,
+            window=parsed.window,
+            weights=self.weights,
+        )
+        cards = within_budget(ranked[: request.top_k], request.token_budget)
+        self._record(namespace, cards)
+        stats = {
+            "hot_ms": round(hot_ms, 2),
+            "cold_ms": round(cold_ms, 2),
+            "fusion_ms": round((time.perf_counter() - fusion_start) * 1000, 2),
+            "total_ms": round((time.perf_counter() - start) * 1000, 2),
+            "candidates": len(candidates),
+            "time_window": [parsed.window[0].isoformat(), parsed.window[1].isoformat()] if parsed.window else None,
+            **hot_stats,
+        }
+        return RecallResult(cards, stats)
+
+    @staticmethod
+    def _timed(work: Any, *args: Any) -> tuple[Any, float]:
+        start = time.perf_counter()
+        result = work(*args)
+        return result, (time.perf_counter() - start) * 1000
+
+    # -- hot path ----------------------------------------------------------------------------
+
+    def _hot(
+        self, namespace: str, parsed: ParsedQuery, request: RecallRequest
+    ) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, tuple[dict[str, Any], float]], str | None]:
+        s = self.spreading
+        hot_turns = self.hot_window.search(namespace, parsed.text, limit=s.hot_limit)
+        top = max((score for _, score in hot_turns), default=0.0)
+        scored = [(turn, score / top) for turn, score in hot_turns] if top else []
+        # Turns the write tracks have not reached yet become cards built from the hot window itself.
+        pending = {dialogue_id(turn.session_id, turn.turn_id): (_turn_node(turn), score) for turn, score in scored}
+        hot_seeds = [{"id": node_id, "score": score} for node_id, (_, score) in pending.items()]
+        rows = self.graph.read(
+            "recall.hot",
+            namespace=namespace,
+            lucene=lucene_query(namespace, parsed.terms),
+            entity_keys=list(parsed.entity_keys),
+            slot_keys=list(parsed.slot_keys),
+            hot_seeds=hot_seeds,
+            window_start=parsed.window[0] if parsed.window else None,
+            window_end=parsed.window[1] if parsed.window else None,
+            max_depth=s.max_depth,
+            hop_decay=s.hop_decay,
+            min_activation=s.min_activation,
+            max_fanout=s.max_fanout,
+            cap=s.cap,
+            text_limit=s.text_limit,
+            seed_limit=s.seed_limit,
+            slot_only=s.slot_only_score,
+            window_score=s.window_score,
+            alive=SOFT_FORGET_THRESHOLD,
+        )
+        focus = None
+        if request.mode == "local":
+            latest = self.graph.read("recall.latest_session", namespace=namespace)
+            focus = latest[0]["session_id"] if latest else None
+        stats = {
+            "seeds": rows[0]["seeds"] if rows else 0,
+            "expanded": rows[0]["expanded"] if rows else 0,
+            "activated": sum(1 for row in rows if row["spread"] > 0),
+        }
+        return rows, stats, pending, focus
+
+    # -- cold path ---------------------------------------------------------------------------
+
+    def _cold(self, namespace: str, parsed: ParsedQuery) -> dict[str, float]:
+        vector = self.embedder.embed([parsed.text])[0]
+        hits = self.vectors.search(namespace, vector, limit=self.spreading.cold_limit)
+        top = max((hit.score for hit in hits), default=0.0)
+        return {hit.node_id: max(0.0, hit.score) / top for hit in hits} if top > 0 else {}
+
+    # -- fusion inputs -----------------------------------------------------------------------
+
+    def _candidates(
+        self,
+        namespace: str,
+        hot: list[dict[str, Any]],
+        cold: dict[str, float],
+        pending_turns: dict[str, tuple[dict[str, Any], float]],
+        focus_session: str | None,
+        agent_id: str | None,
+    ) -> dict[str, Candidate]:
+        ids = list(dict.fromkeys([row["id"] for row in hot] + list(cold)))
+        nodes = {row["id"]: row for row in self.graph.read("recall.cards", namespace=namespace, ids=ids)}
+        candidates: dict[str, Candidate] = {}
+        for node_id, (turn_node, hot_score) in pending_turns.items():
+            if node_id not in nodes:
+                candidates[node_id] = Candidate(node_id, NodeType.DIALOGUE.value, turn_node, hot=hot_score)
+        for node_id, row in nodes.items():
+            candidates[node_id] = Candidate(node_id, row["type"], row["node"])
+        for row in hot:
+            candidate = candidates.get(row["id"])
+            if candidate is not None:
+                candidate.text, candidate.entity, candidate.hot = row["text"], row["entity"], row["hot"]
+                candidate.spread, candidate.seeds_reaching = row["spread"], row["seeds_reaching"]
+        for node_id, score in cold.items():
+            if node_id in candidates:
+                candidates[node_id].vector = score
+        for candidate in candidates.values():
+            node = candidate.node
+            candidate.in_focus = bool(
+                (focus_session is not None and node.get("session_id") == focus_session)
+                or (agent_id is not None and node.get("agent_id") == agent_id)
+            )
+        return candidates
+
+    def _record(self, namespace: str, cards: list[Card]) -> None:
+        """Accesses for every card returned, co-activation among the leading ones (Redis only; the
+        flush job applies them to the nodes that exist by then)."""
+        ids = [card.id for card in cards]
+        if ids:
+            self.accesses.record(namespace, ids)
+            self.learning.record(namespace, ids[: self.spreading.co_activate_top])
+
+
+def _turn_node(turn: Turn) -> dict[str, Any]:
+    return {
+        "label": f"{turn.speaker}: {turn.text[:80]}",
+        "summary": turn.text[:150],
+        "source": Source.USER_STATED.value,
+        "confidence": 1.0,
+        "source_turn_ids": [turn.turn_id],
+        "timestamp": turn.timestamp,
+        "session_id": turn.session_id,
+        "speaker": turn.speaker,
+    }

@@ -1,0 +1,169 @@
+// The read path (app/recall/). The recall request itself only reads; accesses and co-activations
+// go to Redis and reach the graph through the flush job.
+
+// name: hot
+// The hot path in one query: seeds from the full-text index ($lucene, already restricted to the
+// namespace), from entity names and fact slots named by the query, and from the Redis hot window
+// ($hot_seeds: [{id, score}]); then spreading activation from the seeds.
+//
+// Spreading activation is a variable-length traversal in both directions, run as up to three
+// one-hop stages (each guarded by $max_depth): a node's activation is the best product
+// seed score x PROD(edge weight x $hop_decay) over the paths that reach it (structural edges weigh
+// 1). Each stage keeps its best $cap nodes, so the cost is bounded on dense graphs, and nodes with
+// more than $max_fanout relationships (a speaker, a common concept) are reached but not expanded
+// through: they would pass the same activation to everything. Soft-forgotten nodes
+// (activation < $alive) are neither seeds nor reached. Returns one row per node with its seed parts,
+// its spread activation (from the stages, not its own seed score) and how many seeds it neighbours.
+CALL () {
+  WITH $lucene AS q
+  WHERE q IS NOT NULL
+  CALL db.index.fulltext.queryNodes('memory_text_ns', q, {limit: $text_limit}) YIELD node, score
+  WITH node, score
+  WHERE node.namespace = $namespace AND node.activation >= $alive
+  RETURN collect({node: node, score: score}) AS text_hits
+}
+CALL () {
+  MATCH (e:Memory {namespace: $namespace})
+  WHERE e.name_key IN $entity_keys AND e.activation >= $alive
+  RETURN collect({node: e, score: 1.0}) AS entity_hits
+}
+CALL () {
+  MATCH (k:Memory {namespace: $namespace})
+  WHERE k.slot IN $slot_keys AND k.activation >= $alive
+  WITH k, CASE WHEN k.subject_key IN $entity_keys OR k.value_key IN $entity_keys THEN 1.0 ELSE $slot_only END AS score
+  ORDER BY score DESC, k.valid_from DESC
+  LIMIT $text_limit
+  RETURN collect({node: k, score: score}) AS slot_hits
+}
+CALL () {
+  // A query naming a time: the events and turns of that window.
+  MATCH (x:Memory {namespace: $namespace})
+  WHERE $window_start IS NOT NULL AND x.event_time >= $window_start AND x.event_time < $window_end
+    AND x.activation >= $alive
+  WITH x ORDER BY x.event_time DESC LIMIT $text_limit
+  RETURN collect({node: x, score: $window_score}) AS event_hits
+}
+CALL () {
+  UNWIND $hot_seeds AS h
+  MATCH (d:Memory {namespace: $namespace, id: h.id})
+  WHERE d.activation >= $alive
+  RETURN collect({node: d, score: h.score}) AS hot_hits
+}
+WITH text_hits, entity_hits + slot_hits + event_hits AS entity_hits, hot_hits,
+     reduce(top = 0.0, h IN text_hits | CASE WHEN h.score > top THEN h.score ELSE top END) AS top
+WITH [h IN text_hits | {node: h.node, text: h.score / top, entity: 0.0, hot: 0.0}]
+     + [h IN entity_hits | {node: h.node, text: 0.0, entity: h.score, hot: 0.0}]
+     + [h IN hot_hits | {node: h.node, text: 0.0, entity: 0.0, hot: h.score}] AS raw
+CALL (raw) {
+  UNWIND raw AS r
+  WITH r.node AS n, max(r.text) AS text, max(r.entity) AS entity, max(r.hot) AS hot
+  WITH n, text, entity, hot,
+       CASE WHEN text >= entity AND text >= hot THEN text WHEN entity >= hot THEN entity ELSE hot END AS score
+  ORDER BY score DESC
+  LIMIT $seed_limit
+  RETURN collect({node: n, act: score, text: text, entity: entity, hot: hot}) AS level0
+}
+CALL (level0) {
+  UNWIND level0 AS f
+  WITH f.node AS x, f.act AS act
+  WHERE $max_depth >= 1 AND COUNT { (x)--() } <= $max_fanout
+  MATCH (x)-[r]-(n:Memory)
+  WHERE n.activation >= $alive
+  WITH n, x, act * coalesce(r.weight, 1.0) * $hop_decay AS act
+  WHERE act >= $min_activation
+  WITH n, max(act) AS act, count(DISTINCT x) AS seeds_reaching
+  ORDER BY act DESC
+  LIMIT $cap
+  RETURN collect({node: n, act: act, seeds_reaching: seeds_reaching}) AS level1
+}
+CALL (level1) {
+  UNWIND level1 AS f
+  WITH f.node AS x, f.act AS act
+  WHERE $max_depth >= 2 AND COUNT { (x)--() } <= $max_fanout
+  MATCH (x)-[r]-(n:Memory)
+  WHERE n.activation >= $alive
+  WITH n, max(act * coalesce(r.weight, 1.0) * $hop_decay) AS act
+  WHERE act >= $min_activation
+  ORDER BY act DESC
+  LIMIT $cap
+  RETURN collect({node: n, act: act}) AS level2
+}
+CALL (level2) {
+  UNWIND level2 AS f
+  WITH f.node AS x, f.act AS act
+  WHERE $max_depth >= 3 AND COUNT { (x)--() } <= $max_fanout
+  MATCH (x)-[r]-(n:Memory)
+  WHERE n.activation >= $alive
+  WITH n, max(act * coalesce(r.weight, 1.0) * $hop_decay) AS act
+  WHERE act >= $min_activation
+  ORDER BY act DESC
+  LIMIT $cap
+  RETURN collect({node: n, act: act}) AS level3
+}
+WITH level0, size(level0) + size(level1) + size(level2) AS expanded,
+     level1 + level2 + level3 AS reached_levels
+CALL (level0, reached_levels) {
+  UNWIND level0 + [s IN reached_levels | {node: s.node, text: 0.0, entity: 0.0, hot: 0.0, spread: s.act,
+                                          seeds_reaching: s.seeds_reaching}] AS e
+  WITH e.node AS n, max(e.text) AS text, max(e.entity) AS entity, max(e.hot) AS hot,
+       max(coalesce(e.spread, 0.0)) AS spread, max(coalesce(e.seeds_reaching, 0)) AS seeds_reaching
+  RETURN n.id AS id, text, entity, hot, spread, seeds_reaching
+  ORDER BY CASE WHEN text + entity + hot > spread THEN text + entity + hot ELSE spread END DESC
+  LIMIT $cap
+}
+RETURN id, text, entity, hot, spread, seeds_reaching, expanded, size(level0) AS seeds
+
+// name: cards
+// What a memory card shows (and what fusion ranks by) for the candidate nodes; no full content.
+UNWIND $ids AS id
+MATCH (n:Memory {namespace: $namespace, id: id})
+RETURN n.id AS id, [label IN labels(n) WHERE label <> 'Memory'][0] AS type,
+       n {.label, .summary, .confidence, .source, .agent_id, .importance, .activation, .source_turn_ids,
+          .timestamp, .event_time, .event_end, .valid_from, .valid_to, .superseded_by, .withdrawn,
+          .session_id, .subject_key, .slot, .value_key, .started_at, .ended_at, .created_at,
+          .turn_id, .speaker} AS node
+
+// name: latest_session
+// The focus of a local recall: the most recent session (episode) of the namespace.
+MATCH (ep:Episode:Memory {namespace: $namespace})
+RETURN ep.id AS id, ep.session_id AS session_id
+ORDER BY ep.ended_at DESC
+LIMIT 1
+
+// name: related
+// A node's neighbourhood up to $depth (<= 3) hops in both directions, nearest and strongest first.
+MATCH (s:Memory {namespace: $namespace, id: $id})
+MATCH p = (s)-[*1..3]-(n:Memory)
+WHERE length(p) <= $depth AND n <> s
+WITH n, min(length(p)) AS distance,
+     max(reduce(w = 1.0, r IN relationships(p) | w * coalesce(r.weight, 1.0))) AS strength,
+     head(collect([r IN relationships(p) | type(r)])) AS via
+ORDER BY distance ASC, strength DESC, n.id ASC
+LIMIT $limit
+RETURN n.id AS id, [label IN labels(n) WHERE label <> 'Memory'][0] AS type, n.summary AS summary,
+       n.source_turn_ids AS source_turn_ids, distance, strength, via
+
+// name: path
+// The shortest path between two nodes (at most 6 hops), as nodes and relationship types in order.
+MATCH (a:Memory {namespace: $namespace, id: $from_id})
+MATCH (b:Memory {namespace: $namespace, id: $to_id})
+MATCH p = SHORTEST 1 (a)-[*..6]-(b)
+RETURN [n IN nodes(p) | {id: n.id, type: [label IN labels(n) WHERE label <> 'Memory'][0], summary: n.summary,
+                         source_turn_ids: n.source_turn_ids}] AS nodes,
+       [r IN relationships(p) | type(r)] AS relationships
+
+// name: task_chain
+// A task's chain: the task, what it is part of (HIERARCHY up), its subtasks and what it depends on
+// or is followed by (HIERARCHY, DEPENDENCY, TEMPORAL outgoing), up to 5 hops, in path order.
+MATCH (t:Memory {namespace: $namespace, id: $id})
+OPTIONAL MATCH up = (parent:Memory)-[:HIERARCHY*1..5]->(t)
+WITH t, collect({node: parent, distance: -length(up)}) AS ancestors
+OPTIONAL MATCH down = (t)-[:HIERARCHY|DEPENDENCY|TEMPORAL*1..5]->(next:Memory)
+WITH t, ancestors, collect({node: next, distance: length(down)}) AS descendants
+UNWIND ancestors + [{node: t, distance: 0}] + descendants AS step
+WITH step WHERE step.node IS NOT NULL
+WITH step.node AS n, min(step.distance) AS distance
+ORDER BY distance ASC, n.id ASC
+LIMIT $limit
+RETURN n.id AS id, [label IN labels(n) WHERE label <> 'Memory'][0] AS type, n.summary AS summary,
+       n.source_turn_ids AS source_turn_ids, distance
