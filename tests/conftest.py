@@ -200,6 +200,17 @@ def api(runtime) -> Iterator:  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
+def worker(runtime) -> Iterator:  # type: ignore[no-untyped-def]
+    """A Celery worker in this process, on the runtime's engines (the embedded run)."""
+    from jobs.embedded import EmbeddedJobs
+
+    jobs = EmbeddedJobs(runtime)
+    jobs.start()
+    yield jobs
+    jobs.stop()
+
+
+@pytest.fixture
 def cypher(runtime):  # type: ignore[no-untyped-def]
     """Test-only Cypher for checking what the product wrote (the product's queries live in cypher/)."""
 

@@ -223,12 +223,12 @@ def test_full_text_index_serves_english_and_chinese(api, cypher, namespace: str)
     for label, content in [("车", "我的车是 Model Y，上周五买的"), ("住址", "我住在北京朝阳区"),
                            ("car", "My car is a red Model Y"), ("move", "I moved to Berlin last spring")]:  # fmt: skip
         assert api.post(url, json={"type": "Knowledge", "label": label, "content": content}).status_code == 201
-    index = cypher("SHOW FULLTEXT INDEXES YIELD name, options WHERE name = 'memory_text' RETURN options")[0]
+    index = cypher("SHOW FULLTEXT INDEXES YIELD name, options WHERE name = 'memory_text_ns' RETURN options")[0]
     assert index["options"]["indexConfig"]["fulltext.analyzer"] == "cjk"
 
     def found(query: str) -> set[str]:
         rows = cypher(
-            "CALL db.index.fulltext.queryNodes('memory_text', $q) YIELD node "
+            "CALL db.index.fulltext.queryNodes('memory_text_ns', $q) YIELD node "
             "WHERE node.namespace = $ns RETURN node.content AS content",
             q=query,
             ns=namespace,

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pytest
 
 from app.domain.turns import Turn
 from app.memory.ingest import SequencedTurn
-from jobs.embedded import EmbeddedJobs
 
 S1 = "2024-05-15T10:00:00+00:00"  # a Wednesday
 S2 = "2024-06-01T09:00:00+00:00"
@@ -29,15 +27,6 @@ SECOND_SESSION = [
     _turn("s2", "s2:1", "Alice", "My car is a Tesla Model 3 now.", S2),
     _turn("s2", "s2:2", "Alice", "I moved to Munich.", S2),
 ]
-
-
-@pytest.fixture
-def worker(runtime) -> Iterator[EmbeddedJobs]:
-    """A Celery worker in this process, on the runtime's engines (the embedded run)."""
-    jobs = EmbeddedJobs(runtime)
-    jobs.start()
-    yield jobs
-    jobs.stop()
 
 
 def _post(api, ns: str, turns: list[dict], wait: bool = True):  # type: ignore[no-untyped-def]
@@ -229,8 +218,10 @@ def test_a_burst_larger_than_the_hot_window_loses_no_turn(runtime, cypher, names
     window = HotWindow(runtime.redis, max_turns=3)
     turns = [Turn("s", str(i), "Alice", f"note number {i}", datetime(2024, 5, 15, 10, i, tzinfo=UTC)) for i in range(5)]
     window.add(namespace, turns, [f"dialogue:{i}" for i in range(5)])
-    assert len(window.search(namespace, "note number")) == 3  # the window keeps the newest three
     pending = window.pending(namespace, [t.key for t in turns])
     assert [turn.turn_id for turn, _ in pending] == ["0", "1", "2", "3", "4"]  # all still wait for the tracks
+    assert len(window.search(namespace, "note number")) == 5  # the newest three + the pending ones
     window.ingested(namespace, [t.key for t in turns[:2]])
     assert [turn.turn_id for turn, _ in window.pending(namespace, [t.key for t in turns])] == ["2", "3", "4"]
+    found = {turn.turn_id for turn, _ in window.search(namespace, "note number")}
+    assert found == {"2", "3", "4"}  # evicted and ingested: the full-text index's job now

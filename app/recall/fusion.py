@@ -252,7 +252,7 @@ def score_candidate(
     return score, explain
 
 
-_TIME_FIELDS = ("event_time", "event_end", "valid_from", "valid_to", "timestamp")
+_TIME_FIELDS = ("event_time", "event_end", "valid_from", "valid_to", "timestamp", "started_at", "ended_at")
 
 
 def to_card(candidate: Candidate, score: float, explain: dict[str, float]) -> Card:

@@ -1,0 +1,230 @@
+"""The read path on real engines: recall through the API, graded reads, what a recall records."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from app.domain.text import estimate_tokens
+
+START = datetime(2024, 5, 6, 9, tzinfo=UTC)  # a Monday
+
+
+def _turn(session: str, index: int, speaker: str, text: str, at: datetime) -> dict:
+    return {"session_id": session, "turn_id": f"{session}:{index}", "speaker": speaker, "text": text,
+            "timestamp": at.isoformat()}  # fmt: skip
+
+
+def _ingest(api, ns: str, turns: list[dict]) -> None:  # type: ignore[no-untyped-def]
+    api.put(f"/v1/namespaces/{ns}")
+    response = api.post(f"/v1/namespaces/{ns}/turns", json={"turns": turns, "wait": True})
+    assert response.status_code == 200, response.text
+
+
+def _recall(api, ns: str, query: str, **options) -> dict:  # type: ignore[no-untyped-def]
+    response = api.post(f"/v1/namespaces/{ns}/recall", json={"query": query, **options})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    for card in body["items"]:  # every card, in every test, carries its provenance
+        assert isinstance(card["source_turn_ids"], list), card
+        if card["type"] in ("Dialogue", "Experience", "Episode") or card["source"] == "inferred":
+            assert card["source_turn_ids"], card  # memories from turns name them
+    return body
+
+
+SMALL_TALK = [
+    "Thanks so much, that helps a lot!",
+    "The weather is lovely today, isn't it?",
+    "I had a sandwich for lunch.",
+    "Haha, that is so funny.",
+    "My cat knocked a glass off the table again.",
+    "Did you watch the match last night?",
+    "I need more coffee, honestly.",
+    "How much longer until the weekend?",
+]
+
+
+def test_a_referent_defined_early_beats_recent_small_talk(api, worker, namespace) -> None:
+    turns = [_turn("s1", 0, "Alice", "I finally ordered the AMD Ryzen 9 7950X processor, it cost $549.", START)]
+    turns += [
+        _turn("s1", i, "Alice" if i % 2 else "Bob", SMALL_TALK[i % len(SMALL_TALK)], START + timedelta(minutes=i))
+        for i in range(1, 41)
+    ]
+    _ingest(api, namespace, turns)
+    items = _recall(api, namespace, "how much was that processor?", top_k=5)["items"]
+    assert items[0]["source_turn_ids"] == ["s1:0"], items[0]
+    assert items[0]["explain"]["full_text"] > 0 and items[0]["explain"]["vector"] > 0
+
+
+def test_a_superseded_fact_is_hidden_unless_history_is_asked(api, worker, namespace) -> None:
+    _ingest(
+        api,
+        namespace,
+        [
+            _turn("s1", 0, "Alice", "My car is a Honda Civic.", START),
+            _turn("s2", 0, "Alice", "My car is a Tesla Model Y now.", START + timedelta(days=30)),
+        ],
+    )
+    now = (START + timedelta(days=40)).isoformat()
+
+    def facts(**options) -> dict[str, dict]:  # type: ignore[no-untyped-def]
+        items = _recall(api, namespace, "What car does Alice drive?", now=now, **options)["items"]
+        return {card["summary"]: card for card in items if card["track"] == "fact"}
+
+    current = facts()
+    assert any("Model Y" in summary for summary in current), current
+    assert not any("Civic" in summary for summary in current), current
+    history = facts(include_history=True)
+    old = next(card for summary, card in history.items() if "Civic" in summary)
+    new = next(card for summary, card in history.items() if "Model Y" in summary)
+    assert old["superseded_by"] == new["id"] and old["valid_to"] and new["valid_from"]
+    assert old["source_turn_ids"] == ["s1:0"]
+    # As of a day after the first statement, the Civic was the car and the Model Y not yet.
+    as_of = facts(as_of=(START + timedelta(days=1)).isoformat())
+    assert any("Civic" in s for s in as_of) and not any("Model Y" in s for s in as_of), as_of
+
+
+def test_what_did_i_do_last_week_returns_only_last_weeks_events(api, worker, namespace) -> None:
+    sessions = [
+        (START - timedelta(days=21), "I went climbing at the gym."),
+        (START - timedelta(days=7), "I visited the Louvre with my sister."),  # last week, seen from `now`
+        (START - timedelta(days=5), "I baked sourdough bread for the first time."),  # last week
+        (START + timedelta(days=1), "I went to a concert downtown."),  # this week
+    ]
+    turns = [_turn(f"s{i}", 0, "Alice", text, at) for i, (at, text) in enumerate(sessions)]
+    _ingest(api, namespace, turns)
+    now = START + timedelta(days=2)  # Wednesday; last week = the 7 days from the previous Monday
+    body = _recall(api, namespace, "What did I do last week?", now=now.isoformat(), top_k=10)
+    window = [datetime.fromisoformat(t) for t in body["stats"]["time_window"]]
+    assert window == [START - timedelta(days=7, hours=9), START - timedelta(hours=9)]
+    turn_ids = {turn_id for card in body["items"] for turn_id in card["source_turn_ids"]}
+    assert turn_ids == {"s1:0", "s2:0"}, body["items"]
+    for card in body["items"]:
+        when = card.get("event_time") or card.get("timestamp") or card.get("valid_from") or card["started_at"]
+        assert window[0] <= datetime.fromisoformat(when) < window[1], card
+
+
+def test_a_soft_forgotten_node_is_found_by_the_cold_path_and_woken_up(api, runtime, cypher, namespace) -> None:
+    api.put(f"/v1/namespaces/{namespace}")
+    saved = api.post(
+        f"/v1/namespaces/{namespace}/memories",
+        json={
+            "type": "Knowledge",
+            "label": "staging credentials",
+            "content": "The staging database password is rotated every Tuesday by the ops team.",
+            "source_turn_ids": ["ops:1"],
+        },  # fmt: skip
+    ).json()
+    cypher("MATCH (m:Memory {namespace: $ns, id: $id}) SET m.activation = 0.01, m.activation_base = 0.01",
+           ns=namespace, id=saved["id"])  # fmt: skip
+    items = _recall(api, namespace, "When do we change the secret for the test DB?")["items"]
+    card = next(card for card in items if card["id"] == saved["id"])
+    assert card["explain"]["vector"] > 0 and card["explain"]["full_text"] == 0  # the hot path skips it
+    # The request itself writes nothing to the graph; the flush job wakes the node up.
+    assert cypher("MATCH (m:Memory {namespace: $ns, id: $id}) RETURN m.activation AS a",
+                  ns=namespace, id=saved["id"])[0]["a"] == 0.01  # fmt: skip
+    runtime.accesses.flush(namespace, datetime.now(UTC))
+    woken = cypher("MATCH (m:Memory {namespace: $ns, id: $id}) RETURN m.activation AS a", ns=namespace, id=saved["id"])
+    assert woken[0]["a"] >= 0.5
+
+
+def test_the_third_co_activation_creates_an_association_through_the_flush_job(api, worker, cypher, namespace) -> None:
+    api.put(f"/v1/namespaces/{namespace}")
+    ids = []
+    for label, content in [
+        ("kiwi", "Kiwi the parrot eats sunflower seeds"),
+        ("aviary", "The aviary is cleaned on Sundays"),
+    ]:
+        ids.append(api.post(f"/v1/namespaces/{namespace}/memories",
+                            json={"type": "Knowledge", "label": label, "content": content}).json()["id"])  # fmt: skip
+    from jobs.tasks import flush_activity
+
+    def associated() -> int:
+        query = "MATCH (a:Memory {namespace: $ns, id: $a})-[r:ASSOCIATION]-(b:Memory {id: $b}) RETURN count(r) AS n"
+        return cypher(query, ns=namespace, a=ids[0], b=ids[1])[0]["n"]
+
+    for round_ in range(1, 4):
+        items = _recall(api, namespace, "parrot seeds aviary Sundays", top_k=2)["items"]
+        assert {card["id"] for card in items} == set(ids)
+        flush_activity.delay(namespace).get(timeout=60, disable_sync_subtasks=False)
+        assert associated() == (1 if round_ == 3 else 0), round_
+
+
+def test_recall_finds_a_turn_before_its_tracks_have_run(api, namespace) -> None:
+    api.put(f"/v1/namespaces/{namespace}")
+    turn = _turn("s", 0, "Bob", "The wifi password for the cabin is bluefjord42", START)
+    assert api.post(f"/v1/namespaces/{namespace}/turns", json={"turns": [turn]}).status_code == 202
+    items = _recall(api, namespace, "cabin wifi password")["items"]  # no worker: only the hot window has it
+    assert items[0]["source_turn_ids"] == ["s:0"] and items[0]["explain"]["hot_window"] == 1.0
+
+
+def test_global_mode_favours_episodes_local_mode_the_turns(api, worker, namespace) -> None:
+    turns = [
+        _turn("trip", i, "Alice", text, START + timedelta(minutes=i))
+        for i, text in enumerate(
+            [
+                "We are planning the Lisbon offsite for the whole team.",
+                "The Lisbon offsite needs a venue near the river.",
+                "Budget for the Lisbon offsite is 20k euros.",
+            ]
+        )  # fmt: skip
+    ]
+    _ingest(api, namespace, turns)
+
+    def rank_of_episode(mode: str) -> int:
+        items = _recall(api, namespace, "Lisbon offsite", mode=mode, top_k=10)["items"]
+        return [card["type"] for card in items].index("Episode")
+
+    assert rank_of_episode("global") < rank_of_episode("local")
+    assert rank_of_episode("global") == 0
+
+
+def test_token_budget_cuts_the_cards(api, worker, namespace) -> None:
+    turns = [_turn("s", i, "Alice", f"Note {i}: the quarterly report draft mentions revenue growth in region {i}.",
+                   START + timedelta(minutes=i)) for i in range(12)]  # fmt: skip
+    _ingest(api, namespace, turns)
+    full = _recall(api, namespace, "quarterly report revenue", top_k=10)["items"]
+    cut = _recall(api, namespace, "quarterly report revenue", top_k=10, token_budget=60)["items"]
+    assert 0 < len(cut) < len(full)
+    assert sum(estimate_tokens(card["summary"]) for card in cut) <= 60
+    assert [card["id"] for card in cut] == [card["id"] for card in full[: len(cut)]]
+
+
+def test_chinese_recall_finds_the_fact(api, worker, namespace) -> None:
+    _ingest(
+        api, namespace, [_turn("s", 0, "王伟", "我住在北京。", START), _turn("s", 1, "王伟", "今天天气不错。", START)]
+    )
+    items = _recall(api, namespace, "王伟住在哪里？")["items"]
+    assert "s:0" in items[0]["source_turn_ids"], items
+
+
+def test_bad_recall_requests_name_the_field(api, namespace) -> None:
+    api.put(f"/v1/namespaces/{namespace}")
+    url = f"/v1/namespaces/{namespace}/recall"
+    cases = [({"query": ""}, "query"), ({"query": "   "}, "query"), ({"query": "x", "top_k": 0}, "top_k"),
+             ({"query": "x", "mode": "wide"}, "mode"), ({"query": "x", "now": "yesterday"}, "now"),
+             ({"query": "x", "token_budget": 0}, "token_budget"), ({"query": "x", "topk": 3}, "topk")]  # fmt: skip
+    for body, field in cases:
+        response = api.post(url, json=body)
+        assert response.status_code == 422 and response.json()["error"]["field"].endswith(field), response.text
+    assert api.post("/v1/namespaces/no-such-namespace/recall", json={"query": "x"}).status_code == 404
+
+
+def test_related_and_chain_reads(api, worker, namespace) -> None:
+    turns = [_turn("s", i, "Alice", text, START + timedelta(minutes=i))
+             for i, text in enumerate(["My car is a Model Y.", "It is blue.", "I drive it to work."])]  # fmt: skip
+    _ingest(api, namespace, turns)
+    first = _recall(api, namespace, "Model Y car")["items"]
+    dialogue = next(card["id"] for card in first if card["type"] == "Dialogue" and card["source_turn_ids"] == ["s:0"])
+    related = api.get(f"/v1/namespaces/{namespace}/nodes/{dialogue}/related", params={"depth": 1, "limit": 50})
+    assert related.status_code == 200, related.text
+    neighbours = related.json()["items"]
+    assert {"Episode", "Person", "Knowledge", "Dialogue"} <= {n["type"] for n in neighbours}
+    assert all(n["distance"] == 1 for n in neighbours)
+    last = next(n["id"] for n in api.get(f"/v1/namespaces/{namespace}/nodes/{dialogue}/related",
+                                          params={"depth": 2, "limit": 50}).json()["items"]
+                if n["type"] == "Dialogue" and n["source_turn_ids"] == ["s:2"])  # fmt: skip
+    path = api.post(f"/v1/namespaces/{namespace}/chain", json={"from_id": dialogue, "to_id": last})
+    assert path.status_code == 200, path.text
+    assert [n["id"] for n in path.json()["nodes"]][0] == dialogue and len(path.json()["relationships"]) == 2
+    assert api.get(f"/v1/namespaces/{namespace}/nodes/{dialogue}/related", params={"depth": 4}).status_code == 422
+    assert api.post(f"/v1/namespaces/{namespace}/chain", json={"from_id": dialogue}).json()["error"]["field"] == "to_id"

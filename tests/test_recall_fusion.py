@@ -1,0 +1,126 @@
+"""Fusion and query parsing: pure functions, exact cases."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from app.recall.fusion import (
+    Candidate,
+    FusionWeights,
+    rank,
+    recency,
+    score_candidate,
+    track_of,
+    visible,
+    within_budget,
+)
+from app.recall.query import SlotVocabulary, lucene_query, parse_query
+
+NOW = datetime(2024, 6, 1, tzinfo=UTC)
+W = FusionWeights()
+
+
+def _rank(candidates, **options):  # type: ignore[no-untyped-def]
+    defaults = {"mode": "local", "now": NOW, "include_history": False, "as_of": None, "window": None, "weights": W}
+    return rank(candidates, **(defaults | options))
+
+
+def test_recency_halves_per_half_life_from_the_nodes_own_time() -> None:
+    said = {"timestamp": NOW - timedelta(days=30), "created_at": NOW}  # ingested now, said 30 days ago
+    assert recency("Dialogue", said, NOW) == pytest.approx(0.5)
+    assert recency("Experience", {"event_time": NOW - timedelta(days=180)}, NOW) == pytest.approx(0.25)
+    assert recency("Person", {"created_at": NOW}, NOW) == 0.0  # people and concepts are timeless
+    assert recency("Dialogue", {"timestamp": NOW + timedelta(days=1)}, NOW) == 1.0  # future counts as now
+
+
+def test_score_is_the_weighted_sum_times_prior_and_track_confidence() -> None:
+    candidate = Candidate("knowledge:1", "Knowledge", {"slot": "car", "confidence": 0.8, "source": "user_stated"},
+                          text=1.0, vector=0.5, spread=0.5, seeds_reaching=3)  # fmt: skip
+    score, explain = score_candidate(candidate, "local", NOW, W)
+    relevance = 0.5 * 1.0 + 0.5 * 0.5 + 0.3 * 0.5 + 0.1 * 1.0  # text, vector, activation, graph (3 seeds: capped)
+    assert score == pytest.approx(relevance * 1.0 * (1.0 * 0.9))  # prior local Knowledge 1.0; fact 1.0 x (0.5+0.4)
+    assert explain["graph_boost"] == pytest.approx(0.1) and explain["track_confidence"] == pytest.approx(0.9)
+
+
+def test_tracks_order_slot_fact_over_semantic_fact_over_event_over_inference() -> None:
+    def weight(node_type: str, node: dict) -> float:
+        return score_candidate(Candidate("x:1", node_type, node, text=1.0), "local", NOW, W)[1]["track_confidence"]
+
+    fact = weight("Knowledge", {"slot": "car", "source": "user_stated"})
+    semantic = weight("Knowledge", {"source": "agent"})
+    event = weight("Experience", {})
+    inference = weight("Knowledge", {"slot": "away_from_home", "source": "inferred"})
+    assert fact > semantic > event > inference
+    assert track_of("Knowledge", {"source": "inferred"}) == "inference"
+
+
+def test_superseded_hidden_unless_history_and_as_of_shows_the_past() -> None:
+    old = {"valid_from": NOW - timedelta(days=60), "valid_to": NOW - timedelta(days=10), "superseded_by": "k:2"}
+    new = {"valid_from": NOW - timedelta(days=10)}
+    assert not visible("Knowledge", old, include_history=False, as_of=None, window=None)
+    assert visible("Knowledge", old, include_history=True, as_of=None, window=None)
+    past = NOW - timedelta(days=30)
+    assert visible("Knowledge", old, include_history=False, as_of=past, window=None)
+    assert not visible("Knowledge", new, include_history=False, as_of=past, window=None)  # did not exist yet
+    assert not visible("Knowledge", {"withdrawn": True, "valid_from": past}, include_history=False, as_of=None,
+                       window=None)  # fmt: skip
+
+
+def test_a_time_window_keeps_what_overlaps_it() -> None:
+    window = (datetime(2024, 5, 20, tzinfo=UTC), datetime(2024, 5, 27, tzinfo=UTC))
+    inside = {"event_time": datetime(2024, 5, 21, tzinfo=UTC)}
+    before = {"timestamp": datetime(2024, 5, 19, 23, tzinfo=UTC)}
+    spanning = {"event_time": datetime(2024, 5, 1, tzinfo=UTC), "event_end": datetime(2024, 6, 1, tzinfo=UTC)}
+    assert visible("Experience", inside, include_history=False, as_of=None, window=window)
+    assert not visible("Dialogue", before, include_history=False, as_of=None, window=window)
+    assert visible("Experience", spanning, include_history=False, as_of=None, window=window)
+    assert not visible("Person", {}, include_history=False, as_of=None, window=window)  # timeless: not "last week"
+
+
+def test_near_duplicates_merge_with_both_provenances() -> None:
+    fact = {"subject_key": "alice", "slot": "car", "value_key": "model y", "source": "user_stated",
+            "summary": "Alice car: Model Y"}  # fmt: skip
+    cards = _rank([
+        Candidate("knowledge:a", "Knowledge", fact | {"source_turn_ids": ["t1"]}, text=1.0),
+        Candidate("knowledge:b", "Knowledge", fact | {"source_turn_ids": ["t9"]}, text=0.5),
+        Candidate("dialogue:c", "Dialogue", {"summary": "My car is a Model Y", "source_turn_ids": ["t1"]}, text=0.9),
+    ])  # fmt: skip
+    assert [c.id for c in cards] == ["knowledge:a", "dialogue:c"]
+    assert cards[0].source_turn_ids == ["t1", "t9"] and cards[0].flags["merged_ids"] == ["knowledge:b"]
+
+
+def test_global_mode_prefers_episodes_local_mode_turns() -> None:
+    episode = Candidate(
+        "episode:1", "Episode", {"summary": "Planning the offsite", "source_turn_ids": ["t1"]}, text=0.8
+    )
+    turn = Candidate("dialogue:1", "Dialogue", {"summary": "Offsite venue?", "source_turn_ids": ["t1"]}, text=0.8)
+    assert [c.id for c in _rank([episode, turn], mode="local")] == ["dialogue:1", "episode:1"]
+    assert [c.id for c in _rank([episode, turn], mode="global")] == ["episode:1", "dialogue:1"]
+
+
+def test_within_budget_keeps_the_leading_cards_that_fit() -> None:
+    cards = _rank([Candidate(f"dialogue:{i}", "Dialogue", {"summary": f"{i}" * 40}, text=1 - i / 10) for i in range(5)])
+    assert len(within_budget(cards, 30)) == 3  # 10 tokens each
+    assert len(within_budget(cards, 9)) == 0
+    assert len(within_budget(cards, None)) == 5
+
+
+def test_lucene_query_quotes_every_value() -> None:
+    assert lucene_query("ns", ()) is None
+    query = lucene_query("team-a", ('say "hi"', "a\\b", "OR"))
+    terms = '("say \\"hi\\"" "a\\\\b" "OR")'
+    assert query == f'+namespace:"team-a" +(label:{terms} summary:{terms} content:{terms})'
+
+
+def test_parse_query_finds_terms_entities_slots_and_window() -> None:
+    vocabulary = SlotVocabulary.load()
+    parsed = parse_query("Where does Caroline's sister live now?", NOW, vocabulary)
+    assert parsed.terms == ("caroline's", "caroline", "sister", "live", "now")
+    assert {"caroline", "caroline's sister"} <= set(parsed.entity_keys)
+    assert "lives_in" in parsed.slot_keys
+    chinese = parse_query("王伟上周去了哪里？", datetime(2024, 5, 15, tzinfo=UTC), vocabulary)
+    assert "王伟" in chinese.entity_keys and "trip_to" in chinese.slot_keys
+    assert chinese.window == (datetime(2024, 5, 6, tzinfo=UTC), datetime(2024, 5, 13, tzinfo=UTC))
+    assert parse_query("hello", NOW, vocabulary).window is None
