@@ -228,3 +228,27 @@ def test_related_and_chain_reads(api, worker, namespace) -> None:
     assert [n["id"] for n in path.json()["nodes"]][0] == dialogue and len(path.json()["relationships"]) == 2
     assert api.get(f"/v1/namespaces/{namespace}/nodes/{dialogue}/related", params={"depth": 4}).status_code == 422
     assert api.post(f"/v1/namespaces/{namespace}/chain", json={"from_id": dialogue}).json()["error"]["field"] == "to_id"
+
+
+def test_a_tasks_chain_lists_parent_subtasks_and_dependencies_in_order(api, namespace) -> None:
+    api.put(f"/v1/namespaces/{namespace}")
+    url = f"/v1/namespaces/{namespace}/memories"
+
+    def task(key: str, links: list[tuple[str, str]] = ()) -> None:  # type: ignore[assignment]
+        body = {"type": "Task", "id": f"task:{key}", "label": key, "content": f"Task {key}",
+                "links": [{"type": rel, "target_id": f"task:{target}"} for rel, target in links]}  # fmt: skip
+        assert api.post(url, json=body).status_code == 201
+
+    task("deploy")
+    task("test", [("DEPENDENCY", "deploy")])  # test, then deploy
+    task("build", [("DEPENDENCY", "test")])
+    task("release", [("HIERARCHY", "build")])  # the release contains the build
+    task("unrelated")
+    response = api.post(f"/v1/namespaces/{namespace}/chain", json={"task_id": "task:build"})
+    assert response.status_code == 200, response.text
+    chain = [(item["id"], item["distance"]) for item in response.json()["items"]]
+    assert chain == [("task:release", -1), ("task:build", 0), ("task:test", 1), ("task:deploy", 2)]
+    both = api.post(f"/v1/namespaces/{namespace}/chain", json={"task_id": "task:build", "from_id": "task:test"})
+    assert both.status_code == 422 and both.json()["error"]["field"] == "task_id"
+    missing = api.post(f"/v1/namespaces/{namespace}/chain", json={"task_id": "task:nope"})
+    assert missing.status_code == 404 and missing.json()["error"]["field"] == "task_id"
