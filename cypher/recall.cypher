@@ -14,6 +14,9 @@
 // through: they would pass the same activation to everything. Soft-forgotten nodes
 // (activation < $alive) are neither seeds nor reached. Returns one row per node with its seed parts,
 // its spread activation (from the stages, not its own seed score) and how many seeds it neighbours.
+// `replan=skip`: the plan is index seeks whatever the data, and re-planning this query as a
+// namespace grows costs about a second each time.
+CYPHER replan=skip
 CALL () {
   WITH $lucene AS q
   WHERE q IS NOT NULL
@@ -115,6 +118,7 @@ RETURN id, text, entity, hot, spread, seeds_reaching, expanded, size(level0) AS 
 
 // name: cards
 // What a memory card shows (and what fusion ranks by) for the candidate nodes; no full content.
+CYPHER replan=skip
 UNWIND $ids AS id
 MATCH (n:Memory {namespace: $namespace, id: id})
 RETURN n.id AS id, [label IN labels(n) WHERE label <> 'Memory'][0] AS type,

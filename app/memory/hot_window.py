@@ -103,7 +103,7 @@ class HotWindow:
         if keys:
             self.client.hdel(self._pending_key(namespace), *keys)
 
-    def search(self, namespace: str, query: str, limit: int = 10, scan: int = 500) -> list[tuple[Turn, float]]:
+    def search(self, namespace: str, query: str, limit: int = 10, scan: int = 50) -> list[tuple[Turn, float]]:
         """The newest `scan` turns plus every turn still pending, sharing words (or Chinese bigrams)
         with the query, best first: a small TF-IDF, so a turn is found before the write tracks have
         run. Older turns are the full-text index's job."""
