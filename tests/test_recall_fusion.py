@@ -124,3 +124,11 @@ def test_parse_query_finds_terms_entities_slots_and_window() -> None:
     assert "王伟" in chinese.entity_keys and "trip_to" in chinese.slot_keys
     assert chinese.window == (datetime(2024, 5, 6, tzinfo=UTC), datetime(2024, 5, 13, tzinfo=UTC))
     assert parse_query("hello", NOW, vocabulary).window is None
+
+
+def test_a_future_window_seeds_but_does_not_filter() -> None:
+    said = Candidate("dialogue:1", "Dialogue", {"summary": "Let's grill on Saturday", "timestamp": NOW}, text=1.0)
+    weekend = (NOW + timedelta(days=4), NOW + timedelta(days=6))
+    assert [c.id for c in _rank([said], window=weekend)] == ["dialogue:1"]
+    last_week = (NOW - timedelta(days=10), NOW - timedelta(days=3))
+    assert _rank([said], window=last_week) == []

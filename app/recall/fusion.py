@@ -17,7 +17,8 @@ score = (relevance + activation + graph boost + recency) x type prior (mode) x t
 - track confidence: slot fact > semantic fact > event > inference, times the node's confidence.
 
 Filters: superseded and withdrawn facts are hidden unless `include_history` or `as_of`; with
-`as_of` only what existed and was valid then; a query time window keeps nodes whose time overlaps it.
+`as_of` only what existed and was valid then; a query time window keeps nodes whose time overlaps it
+(a window in the future only seeds the events planned in it).
 Near-duplicates (same fact, or the same summary) merge into one card with both provenances.
 """
 
@@ -297,7 +298,12 @@ def rank(
     window: tuple[datetime, datetime] | None,
     weights: FusionWeights,
 ) -> list[Card]:
-    """Filter, score, merge near-duplicates and sort (best first; ties by id for stable output)."""
+    """Filter, score, merge near-duplicates and sort (best first; ties by id for stable output).
+
+    A window that starts after `now` ("this weekend", "next month") asks about plans, which were
+    said before it: it seeds the events planned inside it but filters nothing."""
+    if window is not None and window[0] > now:
+        window = None
     merged: dict[tuple[str, ...], Card] = {}
     for candidate in candidates:
         if not visible(candidate.type, candidate.node, include_history=include_history, as_of=as_of, window=window):
