@@ -1,0 +1,378 @@
+#!/usr/bin/env python3
+"""Retrieval quality of the recall API on LoCoMo conversations, next to BM25 and dense baselines.
+
+For each LoCoMo sample: a fresh namespace (`eval-locomo-<sample_id>`), every session's turns posted
+through the write API with `wait` (session_id `session_<n>`, turn_id = the `dia_id`, the speaker,
+the session's date as timestamp, turns 5 s apart in order, UTC; a shared image's caption is appended
+to its turn as "[shared an image: <caption>]"). Then each question is asked:
+`POST /v1/namespaces/<ns>/recall {"query": question, "top_k": 20, "now": <last session + 1 day>}`
+(--top-k changes the 20 for every system: the token-budget recall can only use the cards returned),
+and the answer's `items` are scored against the question's `evidence` turns with
+`app.evaluation.metrics` (Episode cards do not count for turn-level evidence). The baselines (BM25 and
+dense cosine over single turns, each turn indexed as "speaker: text", the text the product embeds for
+a turn) answer the same questions over the same turns.
+
+Printed: one Markdown table per system (rows: categories 1 multi-hop, 2 temporal, 3 open-domain,
+4 single-hop, 5 adversarial, and overall; columns R@5, R@10, R@20, R@512tok, R@1024tok, MRR, n), an
+overall comparison, the recall latency (the API's `took_ms` and the client's wall time) and what the
+recall cards looked like (types, cards without `source_turn_ids`).
+
+    .venv/bin/python scripts/eval_locomo.py [FILE ...] [--limit-questions N] [--top-k 20] [--json-out PATH] [--keep]
+
+FILE defaults to tests/data/locomo/*.json (each a LoCoMo sample, or a list of them as in locomo10.json).
+Starts its own Neo4j (17693) and Redis (16393) unless --neo4j-uri/--redis-url are given; --keep leaves
+the engines running and the namespaces in place.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+import httpx  # noqa: E402
+
+from app.embedding import Embedder  # noqa: E402
+from app.evaluation.baselines import BM25, DenseIndex, Doc  # noqa: E402
+from app.evaluation.metrics import (  # noqa: E402
+    MRR,
+    OVERALL,
+    Summary,
+    aggregate,
+    budget_key,
+    card_turn_ids,
+    category_table,
+    markdown_table,
+    recall_key,
+    score_question,
+)
+from app.runtime import Runtime  # noqa: E402
+from scripts.harness import add_engine_arguments, fresh_namespace, local_engines, served_api  # noqa: E402
+
+NEO4J_PORT = 17693
+REDIS_PORT = 16393
+DEFAULT_FILES = sorted((REPO / "tests" / "data" / "locomo").glob("*.json"))
+TOP_K = 20
+KS = (5, 10, 20)
+BUDGETS = (512, 1024)
+COLUMNS = [*(recall_key(k) for k in KS), *(budget_key(b) for b in BUDGETS), MRR]
+CATEGORIES = {"1": "1 multi-hop", "2": "2 temporal", "3": "3 open-domain", "4": "4 single-hop", "5": "5 adversarial"}
+SYSTEMS = ("hippograph", "bm25", "dense")
+Card = dict[str, Any]
+TURN_SPACING = timedelta(seconds=5)
+DATE_FORMATS = ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y", "%I:%M %p on %B %d, %Y", "%I:%M %p on %b %d, %Y")
+EVIDENCE_ID = re.compile(r"D\d+:\d+")
+
+
+def parse_locomo_date(text: str) -> datetime:
+    """'1:56 pm on 8 May, 2023' -> 2023-05-08 13:56 UTC."""
+    cleaned = " ".join(text.replace(",", ", ").split()).replace(" ,", ",")
+    for fmt in DATE_FORMATS:
+        try:
+            return datetime.strptime(cleaned, fmt).replace(tzinfo=UTC)
+        except ValueError:
+            continue
+    raise ValueError(f"unrecognised LoCoMo date {text!r}")
+
+
+@dataclass
+class Sample:
+    sample_id: str
+    turns: list[dict[str, Any]]  # API turn bodies, in order
+    sessions: list[list[dict[str, Any]]]  # the same turns by session, in session order
+    last_date: datetime
+    qa: list[dict[str, Any]]
+    turn_to_session: dict[str, str] = field(default_factory=dict)
+
+
+def load_samples(paths: Iterable[Path]) -> list[Sample]:
+    samples = []
+    for path in paths:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        for raw in data if isinstance(data, list) else [data]:
+            samples.append(parse_sample(raw, default_id=path.stem))
+    return samples
+
+
+def parse_sample(raw: dict[str, Any], default_id: str) -> Sample:
+    conversation = raw["conversation"]
+    numbers = sorted(int(m.group(1)) for key in conversation if (m := re.fullmatch(r"session_(\d+)", key)))
+    sessions: list[list[dict[str, Any]]] = []
+    last_date: datetime | None = None
+    for n in numbers:
+        session_id = f"session_{n}"
+        start = parse_locomo_date(conversation[f"{session_id}_date_time"])
+        last_date = start if last_date is None else max(last_date, start)
+        turns: list[Card] = []
+        for raw_turn in conversation[session_id] or []:
+            text = str(raw_turn.get("text") or "").strip()
+            if raw_turn.get("blip_caption"):
+                text = f"{text} [shared an image: {raw_turn['blip_caption']}]".strip()
+            if not text:
+                continue
+            turns.append({"session_id": session_id, "turn_id": raw_turn["dia_id"], "speaker": raw_turn["speaker"],
+                          "text": text, "timestamp": (start + len(turns) * TURN_SPACING).isoformat()})  # fmt: skip
+        if turns:
+            sessions.append(turns)
+    if last_date is None:
+        raise ValueError(f"sample {raw.get('sample_id', default_id)!r} has no session")
+    turns = [turn for session in sessions for turn in session]
+    sample_id = re.sub(r"[^A-Za-z0-9_.-]", "-", str(raw.get("sample_id") or default_id))
+    return Sample(sample_id, turns, sessions, last_date, list(raw.get("qa") or []),
+                  {t["turn_id"]: t["session_id"] for t in turns})  # fmt: skip
+
+
+def evidence_of(qa: dict[str, Any]) -> list[str]:
+    """The dia_ids named in a question's evidence (some entries hold several, 'D8:6; D9:17')."""
+    return [found for entry in qa.get("evidence") or [] for found in EVIDENCE_ID.findall(str(entry))]
+
+
+def batches(sessions: Sequence[list[dict[str, Any]]], size: int) -> Iterable[list[dict[str, Any]]]:
+    """Whole sessions, in order, packed into requests of at most `size` turns (a longer session is split)."""
+    batch: list[dict[str, Any]] = []
+    for session in sessions:
+        if batch and len(batch) + len(session) > size:
+            yield batch
+            batch = []
+        for turn in session:
+            batch.append(turn)
+            if len(batch) == size:
+                yield batch
+                batch = []
+    if batch:
+        yield batch
+
+
+def ingest(client: httpx.Client, namespace: str, sessions: Sequence[list[dict[str, Any]]], size: int) -> float:
+    start = time.perf_counter()
+    for batch in batches(sessions, size):
+        response = client.post(f"/v1/namespaces/{namespace}/turns", json={"turns": batch, "wait": True})
+        if response.status_code != 200:
+            raise SystemExit(f"ingest into {namespace} answered {response.status_code}: {response.text[:500]}")
+    return time.perf_counter() - start
+
+
+@dataclass
+class Recalled:
+    items: list[Card]  # the recall cards, best first
+    took_ms: float  # as the API measured it
+    wall_ms: float  # as the client did
+    stats: dict[str, Any]
+
+
+def recall(client: httpx.Client, namespace: str, query: str, now: datetime, top_k: int = TOP_K) -> Recalled:
+    start = time.perf_counter()
+    body = {"query": query, "top_k": top_k, "now": now.isoformat()}
+    response = client.post(f"/v1/namespaces/{namespace}/recall", json=body)
+    wall_ms = (time.perf_counter() - start) * 1000.0
+    if response.status_code != 200:
+        raise SystemExit(f"recall in {namespace} answered {response.status_code}: {response.text[:500]}")
+    body = response.json()
+    return Recalled(list(body.get("items") or []), float(body.get("took_ms") or 0.0), wall_ms, body.get("stats") or {})
+
+
+@dataclass
+class CardStats:
+    """What the recall API answered: card types, cards without source turns, Episodes at rank 1."""
+
+    questions: int = 0
+    cards: int = 0
+    types: Counter[str] = field(default_factory=Counter)
+    types_top5: Counter[str] = field(default_factory=Counter)
+    without_turns: Counter[str] = field(default_factory=Counter)
+    episode_first: int = 0
+    empty_answers: int = 0
+    time_windows: int = 0
+
+    def add(self, cards: Sequence[Card], stats: dict[str, Any]) -> None:
+        self.questions += 1
+        self.time_windows += bool(stats.get("time_window"))
+        self.cards += len(cards)
+        self.empty_answers += not cards
+        for rank, card in enumerate(cards):
+            kind = str(card.get("type"))
+            self.types[kind] += 1
+            if rank < 5:
+                self.types_top5[kind] += 1
+            if not card_turn_ids(card):
+                self.without_turns[kind] += 1
+        self.episode_first += bool(cards) and cards[0].get("type") == "Episode"
+
+    def lines(self) -> list[str]:
+        def shares(counter: Counter[str], total: int) -> str:
+            return ", ".join(f"{kind} {count / total:.0%}" for kind, count in counter.most_common()) or "none"
+
+        n = max(1, self.questions)
+        return [
+            f"recall cards: {self.cards / n:.1f} per question ({self.empty_answers} empty answers); "
+            f"Episode first in {self.episode_first / n:.0%} of the answers; "
+            f"a time window was read in {self.time_windows} of {self.questions} queries",
+            f"  card types (all ranks): {shares(self.types, max(1, self.cards))}",
+            f"  card types (top 5): {shares(self.types_top5, max(1, sum(self.types_top5.values())))}",
+            f"  cards without source_turn_ids: {sum(self.without_turns.values())} of {self.cards}"
+            + (f" ({shares(self.without_turns, sum(self.without_turns.values()))})" if self.without_turns else ""),
+        ]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"questions": self.questions, "cards": self.cards, "types": dict(self.types),
+                "types_top5": dict(self.types_top5), "without_source_turn_ids": dict(self.without_turns),
+                "episode_first": self.episode_first, "empty_answers": self.empty_answers,
+                "time_windows": self.time_windows}  # fmt: skip
+
+
+def latency_summary(values: Sequence[float]) -> dict[str, float]:
+    if not values:
+        return {}
+    ordered = sorted(values)
+    return {"mean": statistics.fmean(ordered), "p50": ordered[len(ordered) // 2],
+            "p95": ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))], "max": ordered[-1]}  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("files", nargs="*", type=Path, help="LoCoMo JSON files (default: tests/data/locomo/*.json)")
+    parser.add_argument("--limit-questions", type=int, help="ask at most N questions of each sample")
+    parser.add_argument("--limit-samples", type=int, help="evaluate at most N samples")
+    parser.add_argument("--top-k", type=int, default=TOP_K, help="cards asked of every system (>= 20, <= 100)")
+    parser.add_argument("--batch", type=int, default=200, help="turns per write request (whole sessions, <= 1000)")
+    parser.add_argument("--json-out", type=Path, help="write every figure (and per-question scores) here as JSON")
+    add_engine_arguments(parser)
+    args = parser.parse_args()
+    if not max(KS) <= args.top_k <= 100:
+        parser.error(f"--top-k must be between {max(KS)} and 100")
+    files = args.files or DEFAULT_FILES
+    if not files:
+        raise SystemExit("no LoCoMo file given and none in tests/data/locomo/")
+    samples = load_samples(files)[: args.limit_samples]
+    print(f"{len(samples)} LoCoMo sample(s) from {len(files)} file(s)", flush=True)
+    with local_engines("eval-locomo", NEO4J_PORT, REDIS_PORT, args) as settings:
+        embedder = Embedder.from_settings(settings)
+        runtime = Runtime.open(settings, host_jobs=True, embedder=embedder)
+        try:
+            with served_api(runtime) as client:
+                report = evaluate(client, embedder, samples, args)
+        finally:
+            runtime.close()
+    print_report(report)
+    if args.json_out:
+        args.json_out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        print(f"\nfigures written to {args.json_out}", flush=True)
+
+
+def evaluate(client: httpx.Client, embedder: Embedder, samples: Sequence[Sample], args: argparse.Namespace) -> dict:
+    started = time.perf_counter()
+    rows: dict[str, list[tuple[str, dict[str, float | None]]]] = {system: [] for system in SYSTEMS}
+    questions: list[dict[str, Any]] = []
+    took_ms: list[float] = []
+    wall_ms: list[float] = []
+    cards = CardStats()
+    ingest_s = 0.0
+    turns_ingested = 0
+    dropped_evidence = 0
+    for number, sample in enumerate(samples, start=1):
+        namespace = f"eval-locomo-{sample.sample_id}"[:64]
+        fresh_namespace(client, namespace)
+        seconds = ingest(client, namespace, sample.sessions, args.batch)
+        ingest_s += seconds
+        turns_ingested += len(sample.turns)
+        n_turns = len(sample.turns)
+        print(f"[{number}/{len(samples)}] {sample.sample_id}: {n_turns} turns in {len(sample.sessions)} sessions "
+              f"ingested in {seconds:.1f} s ({n_turns / seconds:.1f} turns/s)", flush=True)  # fmt: skip
+        docs = [Doc(t["turn_id"], f"{t['speaker']}: {t['text']}") for t in sample.turns]
+        bm25 = BM25(docs)
+        dense = DenseIndex(embedder, docs)
+        now = sample.last_date + timedelta(days=1)
+        qas = sample.qa[: args.limit_questions] if args.limit_questions is not None else sample.qa
+        for index, qa in enumerate(qas, start=1):
+            named = evidence_of(qa)
+            evidence = [turn_id for turn_id in named if turn_id in sample.turn_to_session]
+            dropped_evidence += len(named) - len(evidence)
+            category = str(qa.get("category", "?"))
+            question = str(qa["question"])
+            answer = recall(client, namespace, question, now, args.top_k)
+            items = answer.items
+            took_ms.append(answer.took_ms)
+            wall_ms.append(answer.wall_ms)
+            cards.add(items, answer.stats)
+            ranked = {
+                "hippograph": items,
+                "bm25": bm25.search(question, args.top_k),
+                "dense": dense.search(question, args.top_k),
+            }
+            scores = {}
+            for system, system_cards in ranked.items():
+                scores[system] = score_question(system_cards, evidence, ks=KS, budgets=BUDGETS)
+                rows[system].append((category, scores[system]))
+            questions.append({"sample_id": sample.sample_id, "index": index, "category": category,
+                              "question": question, "evidence": evidence, "took_ms": answer.took_ms, "scores": scores,
+                              "stats": answer.stats,
+                              "top5": [{k: c.get(k) for k in ("id", "type", "score", "source_turn_ids")}
+                                       for c in items[:5]]})  # fmt: skip
+            if index % 25 == 0 or index == len(qas):
+                print(f"    {index}/{len(qas)} questions (recall mean {statistics.fmean(took_ms):.0f} ms)", flush=True)
+        if not args.keep:
+            client.delete(f"/v1/namespaces/{namespace}").raise_for_status()
+    return {
+        "dataset": "locomo",
+        "samples": [s.sample_id for s in samples],
+        "turns_ingested": turns_ingested,
+        "ingest_seconds": ingest_s,
+        "seconds": time.perf_counter() - started,
+        "top_k": args.top_k,
+        "evidence_ids_not_in_conversation": dropped_evidence,
+        "columns": COLUMNS,
+        "systems": {system: {c: s.as_dict() for c, s in summaries(rows[system]).items()} for system in SYSTEMS},
+        "recall_took_ms": latency_summary(took_ms),
+        "recall_wall_ms": latency_summary(wall_ms),
+        "recall_cards": cards.as_dict(),
+        "card_lines": cards.lines(),
+        "questions": questions,
+    }
+
+
+def summaries(rows: Sequence[tuple[str, dict[str, float | None]]]) -> dict[str, Summary]:
+    return aggregate(rows, order=list(CATEGORIES))
+
+
+def as_summary(data: dict[str, Any]) -> Summary:
+    return Summary(n=data["n"], means=data["means"], counts=data["counts"])
+
+
+def print_report(report: dict[str, Any]) -> None:
+    labels = {**CATEGORIES, OVERALL: "overall"}
+    for system in SYSTEMS:
+        table = {c: as_summary(s) for c, s in report["systems"][system].items()}
+        print(f"\n### {system}\n")
+        print(category_table(table, COLUMNS, labels=labels))
+    print("\n### overall\n")
+    overall = [(system, as_summary(report["systems"][system][OVERALL])) for system in SYSTEMS]
+    print(markdown_table(overall, COLUMNS, first_header="system"))
+    print()
+    took, wall = report["recall_took_ms"], report["recall_wall_ms"]
+    if took:
+        print(f"recall latency: took_ms mean {took['mean']:.1f}, p50 {took['p50']:.1f}, p95 {took['p95']:.1f}, "
+              f"max {took['max']:.1f}; client wall mean {wall['mean']:.1f} ms")  # fmt: skip
+    for line in report["card_lines"]:
+        print(line)
+    turns, ingest_s = report["turns_ingested"], report["ingest_seconds"]
+    print(f"ingest: {turns} turns in {ingest_s:.1f} s ({turns / max(ingest_s, 1e-9):.1f} turns/s); "
+          f"whole run {report['seconds']:.1f} s")  # fmt: skip
+    if dropped := report["evidence_ids_not_in_conversation"]:
+        print(f"evidence ids naming no turn of the conversation (ignored): {dropped}")
+    print("(a mean over fewer questions than n shows its count in parentheses: the others name no evidence turn)")
+
+
+if __name__ == "__main__":
+    main()

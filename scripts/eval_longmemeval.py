@@ -1,0 +1,293 @@
+#!/usr/bin/env python3
+"""Retrieval quality of the recall API on LongMemEval (the 60-question development subset), next to
+BM25 and dense baselines, with LongMemEval's own retrieval protocol.
+
+Per question: a fresh namespace (`eval-lme-<question_id>`), every haystack session posted through the
+write API with `wait`, in date order (session_id = its haystack session id, turn_id
+`<session_id>:<j>` with j the turn's position in the session, speaker = the role, timestamp = the
+session's date + 5 s per position, UTC); then
+`POST /v1/namespaces/<ns>/recall {"query": question, "top_k": 20, "now": <question_date>}` (--top-k
+changes the 20 for every system: the token-budget recall can only use the cards returned); then the
+namespace is deleted (kept with --keep). BM25 and dense cosine baselines answer over the same single
+turns (each indexed as "role: content", the text the product embeds for a turn).
+
+Metrics (`app.evaluation.metrics`), per question_type and overall:
+- session level: S-any@k / S-all@k, whether any / every `answer_session_ids` session is among the top-k
+  cards' sessions (Episode cards count here);
+- turn level, against the ingested `has_answer` turns (Episode cards do not count here): R@5, R@10,
+  R@20, recall within 512 and 1024 tokens of card text, MRR. A question without such a turn (an
+  answer given by the assistant under --user-only) is left out of the turn-level means: its count
+  then shows in parentheses.
+
+    .venv/bin/python scripts/eval_longmemeval.py [--data ../shared/data/longmemeval-dev] [--limit N]
+        [--user-only] [--top-k 20] [--json-out PATH] [--keep]
+
+--limit N takes N questions in turn from each question type (so --limit 6 asks one of each type).
+Starts its own Neo4j (17694) and Redis (16394) unless --neo4j-uri/--redis-url are given; --keep leaves
+the engines running and the namespaces in place.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from itertools import zip_longest
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+import httpx  # noqa: E402
+
+from app.embedding import Embedder  # noqa: E402
+from app.evaluation.baselines import BM25, DenseIndex, Doc  # noqa: E402
+from app.evaluation.metrics import (  # noqa: E402
+    MRR,
+    OVERALL,
+    Summary,
+    aggregate,
+    budget_key,
+    category_table,
+    markdown_table,
+    recall_key,
+    score_question,
+    session_all_key,
+    session_any_key,
+)
+from app.runtime import Runtime  # noqa: E402
+from scripts.eval_locomo import CardStats, ingest, latency_summary, recall  # noqa: E402
+from scripts.harness import add_engine_arguments, fresh_namespace, local_engines, served_api  # noqa: E402
+
+NEO4J_PORT = 17694
+REDIS_PORT = 16394
+DEFAULT_DATA = (REPO / ".." / "shared" / "data" / "longmemeval-dev").resolve()
+TOP_K = 20
+KS = (5, 10, 20)
+SESSION_KS = (5, 10)
+BUDGETS = (512, 1024)
+COLUMNS = [
+    *(session_any_key(k) for k in SESSION_KS),
+    *(session_all_key(k) for k in SESSION_KS),
+    *(recall_key(k) for k in KS),
+    *(budget_key(b) for b in BUDGETS),
+    MRR,
+]
+QUESTION_TYPES = (
+    "single-session-user",
+    "single-session-assistant",
+    "single-session-preference",
+    "multi-session",
+    "knowledge-update",
+    "temporal-reasoning",
+)
+SYSTEMS = ("hippograph", "bm25", "dense")
+TURN_SPACING = timedelta(seconds=5)
+
+
+def parse_lme_date(text: str) -> datetime:
+    """'2023/05/30 (Tue) 23:40' -> 2023-05-30 23:40 UTC."""
+    return datetime.strptime(text.strip(), "%Y/%m/%d (%a) %H:%M").replace(tzinfo=UTC)
+
+
+@dataclass
+class Question:
+    question_id: str
+    question_type: str
+    question: str
+    now: datetime
+    sessions: list[list[dict[str, Any]]]  # API turn bodies by session, in date order
+    evidence: list[str]  # ingested has_answer turn ids
+    answer_sessions: list[str]
+    turn_to_session: dict[str, str]
+
+    @property
+    def turns(self) -> list[dict[str, Any]]:
+        return [turn for session in self.sessions for turn in session]
+
+
+def load_question(path: Path, user_only: bool) -> Question:
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    haystack = zip(raw["haystack_session_ids"], raw["haystack_dates"], raw["haystack_sessions"], strict=True)
+    dated = sorted(((parse_lme_date(date), sid, turns) for sid, date, turns in haystack), key=lambda s: s[0])
+    sessions: list[list[dict[str, Any]]] = []
+    evidence: list[str] = []
+    for start, session_id, raw_turns in dated:
+        turns = []
+        for j, raw_turn in enumerate(raw_turns):
+            role, text = str(raw_turn["role"]), str(raw_turn.get("content") or "")
+            if (user_only and role != "user") or not text.strip():
+                continue
+            turn_id = f"{session_id}:{j}"
+            turns.append({"session_id": session_id, "turn_id": turn_id, "speaker": role, "text": text,
+                          "timestamp": (start + j * TURN_SPACING).isoformat()})  # fmt: skip
+            if raw_turn.get("has_answer"):
+                evidence.append(turn_id)
+        if turns:
+            sessions.append(turns)
+    turn_to_session = {t["turn_id"]: t["session_id"] for session in sessions for t in session}
+    return Question(
+        question_id=str(raw["question_id"]),
+        question_type=str(raw["question_type"]),
+        question=str(raw["question"]),
+        now=parse_lme_date(raw["question_date"]),
+        sessions=sessions,
+        evidence=evidence,
+        answer_sessions=[str(s) for s in raw["answer_session_ids"]],
+        turn_to_session=turn_to_session,
+    )
+
+
+def select(paths: Sequence[Path], limit: int | None) -> list[Path]:
+    """Every file, or `limit` of them taken in turn from each question type (file order within a type)."""
+    if limit is None:
+        return list(paths)
+    by_type: dict[str, list[Path]] = {}
+    for path in paths:
+        question_type = json.loads(path.read_text(encoding="utf-8"))["question_type"]
+        by_type.setdefault(question_type, []).append(path)
+    order = [t for t in QUESTION_TYPES if t in by_type] + sorted(t for t in by_type if t not in QUESTION_TYPES)
+    interleaved = [p for group in zip_longest(*(by_type[t] for t in order)) for p in group if p is not None]
+    return interleaved[:limit]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="folder of LongMemEval question files")
+    parser.add_argument("--limit", type=int, help="evaluate N questions, taken in turn from each question type")
+    parser.add_argument("--user-only", action="store_true", help="ingest (and index) the user's turns only")
+    parser.add_argument("--top-k", type=int, default=TOP_K, help="cards asked of every system (>= 20, <= 100)")
+    parser.add_argument("--batch", type=int, default=200, help="turns per write request (whole sessions, <= 1000)")
+    parser.add_argument("--json-out", type=Path, help="write every figure (and per-question scores) here as JSON")
+    add_engine_arguments(parser)
+    args = parser.parse_args()
+    if not max(KS) <= args.top_k <= 100:
+        parser.error(f"--top-k must be between {max(KS)} and 100")
+    paths = select(sorted(args.data.glob("*.json")), args.limit)
+    if not paths:
+        raise SystemExit(f"no question file in {args.data}")
+    print(f"{len(paths)} LongMemEval question(s) from {args.data}" + (" (user turns only)" if args.user_only else ""),
+          flush=True)  # fmt: skip
+    with local_engines("eval-longmemeval", NEO4J_PORT, REDIS_PORT, args) as settings:
+        embedder = Embedder.from_settings(settings)
+        runtime = Runtime.open(settings, host_jobs=True, embedder=embedder)
+        try:
+            with served_api(runtime) as client:
+                report = evaluate(client, embedder, paths, args)
+        finally:
+            runtime.close()
+    print_report(report)
+    if args.json_out:
+        args.json_out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        print(f"\nfigures written to {args.json_out}", flush=True)
+
+
+def evaluate(client: httpx.Client, embedder: Embedder, paths: Sequence[Path], args: argparse.Namespace) -> dict:
+    started = time.perf_counter()
+    rows: dict[str, list[tuple[str, dict[str, float | None]]]] = {system: [] for system in SYSTEMS}
+    questions: list[dict[str, Any]] = []
+    took_ms: list[float] = []
+    wall_ms: list[float] = []
+    cards = CardStats()
+    ingest_s = 0.0
+    turns_ingested = 0
+    for number, path in enumerate(paths, start=1):
+        q = load_question(path, args.user_only)
+        namespace = f"eval-lme-{q.question_id}"[:64]
+        fresh_namespace(client, namespace)
+        turns = q.turns
+        seconds = ingest(client, namespace, q.sessions, args.batch)
+        ingest_s += seconds
+        turns_ingested += len(turns)
+        print(f"[{number}/{len(paths)}] {q.question_id} ({q.question_type}): {len(turns)} turns in {len(q.sessions)} "
+              f"sessions ingested in {seconds:.1f} s ({len(turns) / seconds:.0f} turns/s)", flush=True)  # fmt: skip
+        answer = recall(client, namespace, q.question, q.now, args.top_k)
+        items = answer.items
+        took_ms.append(answer.took_ms)
+        wall_ms.append(answer.wall_ms)
+        cards.add(items, answer.stats)
+        if not args.keep:
+            client.delete(f"/v1/namespaces/{namespace}").raise_for_status()
+        docs = [Doc(t["turn_id"], f"{t['speaker']}: {t['text']}") for t in turns]
+        ranked = {
+            "hippograph": items,
+            "bm25": BM25(docs).search(q.question, args.top_k),
+            "dense": DenseIndex(embedder, docs).search(q.question, args.top_k),
+        }
+        scores = {}
+        for system, system_cards in ranked.items():
+            scores[system] = score_question(
+                system_cards, q.evidence, ks=KS, budgets=BUDGETS, session_ks=SESSION_KS,
+                answer_sessions=q.answer_sessions, turn_to_session=q.turn_to_session,
+            )  # fmt: skip
+            rows[system].append((q.question_type, scores[system]))
+        questions.append({"question_id": q.question_id, "question_type": q.question_type, "question": q.question,
+                          "evidence": q.evidence, "answer_sessions": q.answer_sessions, "turns": len(turns),
+                          "ingest_seconds": seconds, "took_ms": answer.took_ms, "scores": scores, "stats": answer.stats,
+                          "top5": [{k: c.get(k) for k in ("id", "type", "score", "source_turn_ids")}
+                                   for c in items[:5]]})  # fmt: skip
+        brief = "; ".join(
+            f"{system} S-any@5 {fmt(s[session_any_key(5)])} R@10 {fmt(s[recall_key(10)])} MRR {fmt(s[MRR])}"
+            for system, s in scores.items()
+        )
+        print(f"    recall {answer.took_ms:.0f} ms ({len(items)} cards) | {brief}", flush=True)
+    return {
+        "dataset": "longmemeval",
+        "user_only": args.user_only,
+        "top_k": args.top_k,
+        "question_ids": [q["question_id"] for q in questions],
+        "turns_ingested": turns_ingested,
+        "ingest_seconds": ingest_s,
+        "seconds": time.perf_counter() - started,
+        "columns": COLUMNS,
+        "systems": {system: {c: s.as_dict() for c, s in summaries(rows[system]).items()} for system in SYSTEMS},
+        "recall_took_ms": latency_summary(took_ms),
+        "recall_wall_ms": latency_summary(wall_ms),
+        "recall_cards": cards.as_dict(),
+        "card_lines": cards.lines(),
+        "questions": questions,
+    }
+
+
+def fmt(value: float | None) -> str:
+    return "–" if value is None else f"{value:.2f}"
+
+
+def summaries(rows: Sequence[tuple[str, dict[str, float | None]]]) -> dict[str, Summary]:
+    return aggregate(rows, order=QUESTION_TYPES)
+
+
+def as_summary(data: dict[str, Any]) -> Summary:
+    return Summary(n=data["n"], means=data["means"], counts=data["counts"])
+
+
+def print_report(report: dict[str, Any]) -> None:
+    for system in SYSTEMS:
+        print(f"\n### {system}\n")
+        print(category_table({c: as_summary(s) for c, s in report["systems"][system].items()}, COLUMNS))
+    print("\n### overall\n")
+    overall = [(system, as_summary(report["systems"][system][OVERALL])) for system in SYSTEMS]
+    print(markdown_table(overall, COLUMNS, first_header="system"))
+    print()
+    took, wall = report["recall_took_ms"], report["recall_wall_ms"]
+    if took:
+        print(f"recall latency: took_ms mean {took['mean']:.1f}, p50 {took['p50']:.1f}, p95 {took['p95']:.1f}, "
+              f"max {took['max']:.1f}; client wall mean {wall['mean']:.1f} ms")  # fmt: skip
+    for line in report["card_lines"]:
+        print(line)
+    turns, ingest_s = report["turns_ingested"], report["ingest_seconds"]
+    print(f"ingest: {turns} turns in {ingest_s:.1f} s ({turns / max(ingest_s, 1e-9):.1f} turns/s); "
+          f"whole run {report['seconds']:.1f} s")  # fmt: skip
+    if report["questions"]:
+        print(f"mean turns per question {statistics.fmean(q['turns'] for q in report['questions']):.0f}")
+    print("(a mean over fewer questions than n shows its count in parentheses: the others have no has_answer turn)")
+
+
+if __name__ == "__main__":
+    main()
