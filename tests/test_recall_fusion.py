@@ -10,6 +10,7 @@ from app.recall.fusion import (
     Candidate,
     FusionWeights,
     rank,
+    rank_scores,
     recency,
     score_candidate,
     track_of,
@@ -37,11 +38,14 @@ def test_recency_halves_per_half_life_from_the_nodes_own_time() -> None:
 
 def test_score_is_the_weighted_sum_times_prior_and_track_confidence() -> None:
     candidate = Candidate("knowledge:1", "Knowledge", {"slot": "car", "confidence": 0.8, "source": "user_stated"},
-                          text=1.0, vector=0.5, spread=0.5, seeds_reaching=3)  # fmt: skip
-    score, explain = score_candidate(candidate, "local", NOW, W)
-    relevance = 0.5 * 1.0 + 0.5 * 0.5 + 0.3 * 0.5 + 0.1 * 1.0  # text, vector, activation, graph (3 seeds: capped)
-    assert score == pytest.approx(relevance * 1.0 * (1.0 * 0.9))  # prior local Knowledge 1.0; fact 1.0 x (0.5+0.4)
-    assert explain["graph_boost"] == pytest.approx(0.1) and explain["track_confidence"] == pytest.approx(0.9)
+                          text=1.0, vector=0.5, spread=0.5, seeds_reaching=3, in_focus=True)  # fmt: skip
+    weights = FusionWeights(graph=0.1)
+    score, explain = score_candidate(candidate, "local", NOW, weights)
+    relevance = 0.4 * 1.0 + 0.6 * 0.5  # text, vector
+    graph = 0.1 * 1.0 + 0.1 * relevance  # 3 seeds (capped at 1) + the focus share of relevance
+    assert score == pytest.approx((relevance + 0.3 * 0.5 + graph) * 1.0 * (1.0 * 0.9))  # local Knowledge 1.0; fact
+    assert explain["graph_boost"] == pytest.approx(graph) and explain["track_confidence"] == pytest.approx(0.9)
+    assert score_candidate(candidate, "global", NOW, weights)[1]["graph_boost"] == pytest.approx(0.1)  # no focus
 
 
 def test_tracks_order_slot_fact_over_semantic_fact_over_event_over_inference() -> None:
@@ -132,3 +136,9 @@ def test_a_future_window_seeds_but_does_not_filter() -> None:
     assert [c.id for c in _rank([said], window=weekend)] == ["dialogue:1"]
     last_week = (NOW - timedelta(days=10), NOW - timedelta(days=3))
     assert _rank([said], window=last_week) == []
+
+
+def test_rank_scores_are_c_over_c_plus_rank() -> None:
+    scores = rank_scores({"a": 0.9, "b": 12.0, "c": 0.9, "d": 0.0}, 5.0)
+    assert scores == {"b": 1.0, "a": pytest.approx(5 / 6), "c": pytest.approx(5 / 6), "d": 0.0}
+    assert rank_scores({"x": 0.2, "y": 0.1, "z": 0.05}, 3.0) == {"x": 1.0, "y": 0.75, "z": 0.6}
