@@ -42,7 +42,7 @@ class SpreadingSettings:
     hop_decay: float = 0.5
     min_activation: float = 0.05
     max_fanout: int = 64  # nodes with more relationships are reached but not expanded through
-    cap: int = 500  # nodes kept per stage and in the result
+    cap: int = 200  # nodes kept per stage and in the result (bounds the cost on dense graphs)
     text_limit: int = 50  # full-text / slot / time-window seeds fetched
     seed_limit: int = 60  # seeds spreading activation starts from
     hot_limit: int = 10  # hot-window seeds
