@@ -26,8 +26,8 @@ def _recall(api, ns: str, query: str, **options) -> dict:  # type: ignore[no-unt
     body = response.json()
     for card in body["items"]:  # every card, in every test, carries its provenance
         assert isinstance(card["source_turn_ids"], list), card
-        if card["type"] in ("Dialogue", "Experience", "Episode") or card["source"] == "inferred":
-            assert card["source_turn_ids"], card  # memories from turns name them
+        if card["source"] in ("user_stated", "inferred"):
+            assert card["source_turn_ids"], card  # memories from turns (entities too) name them
     return body
 
 

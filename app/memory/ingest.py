@@ -171,6 +171,7 @@ class Ingestor:
             importance=Importance.IDENTITY,
             now=now,
             source=Source.USER_STATED,
+            source_turn_ids=[turn.turn_id],  # the turn that introduced the speaker (set on creation only)
             name_key=speaker_key,
         )
         return {
@@ -317,9 +318,10 @@ class Ingestor:
     def _entities(self, turn: Turn, fact: FactMention, now: datetime) -> Iterator[tuple[str, str, dict[str, Any]]]:
         """The fact's subject and the entities it names, as Person/Concept nodes to merge."""
         subject_key = normalize_name(fact.subject)
+        # An entity's provenance is the turn that introduced it (properties are set on creation only).
         yield person_id(subject_key), NodeType.PERSON.value, node_properties(
             label=fact.subject, content=fact.subject, importance=Importance.IDENTITY, now=now,
-            source=Source.USER_STATED, name_key=subject_key,
+            source=Source.USER_STATED, source_turn_ids=[turn.turn_id], name_key=subject_key,
         )  # fmt: skip
         for entity in fact.entities:
             if entity.normalized == subject_key:
@@ -329,7 +331,8 @@ class Ingestor:
             node_type = NodeType.PERSON if is_person else NodeType.CONCEPT
             yield node_id, node_type.value, node_properties(
                 label=entity.name, content=f"{entity.name} ({entity.kind.value})", importance=Importance.NORMAL,
-                now=now, source=Source.USER_STATED, name_key=entity.normalized, entity_kind=entity.kind.value,
+                now=now, source=Source.USER_STATED, source_turn_ids=[turn.turn_id], name_key=entity.normalized,
+                entity_kind=entity.kind.value,
             )  # fmt: skip
 
     # -- 3. events -------------------------------------------------------------------------------
