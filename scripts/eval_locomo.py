@@ -346,19 +346,22 @@ def summaries(rows: Sequence[tuple[str, dict[str, float | None]]]) -> dict[str, 
     return aggregate(rows, order=list(CATEGORIES))
 
 
-def as_summary(data: dict[str, Any]) -> Summary:
-    return Summary(n=data["n"], means=data["means"], counts=data["counts"])
-
-
 def print_report(report: dict[str, Any]) -> None:
-    labels = {**CATEGORIES, OVERALL: "overall"}
+    print_tables(report, COLUMNS, labels={**CATEGORIES, OVERALL: "overall"})
+    if dropped := report["evidence_ids_not_in_conversation"]:
+        print(f"evidence ids naming no turn of the conversation (ignored): {dropped}")
+    print("(a mean over fewer questions than n shows its count in parentheses: the others name no evidence turn)")
+
+
+def print_tables(report: dict[str, Any], columns: Sequence[str], labels: dict[str, str] | None = None) -> None:
+    """Per system a table by category, then the systems side by side, latency, cards and ingest."""
     for system in SYSTEMS:
-        table = {c: as_summary(s) for c, s in report["systems"][system].items()}
+        table = {c: Summary.from_dict(s) for c, s in report["systems"][system].items()}
         print(f"\n### {system}\n")
-        print(category_table(table, COLUMNS, labels=labels))
+        print(category_table(table, columns, labels=labels))
     print("\n### overall\n")
-    overall = [(system, as_summary(report["systems"][system][OVERALL])) for system in SYSTEMS]
-    print(markdown_table(overall, COLUMNS, first_header="system"))
+    overall = [(system, Summary.from_dict(report["systems"][system][OVERALL])) for system in SYSTEMS]
+    print(markdown_table(overall, columns, first_header="system"))
     print()
     took, wall = report["recall_took_ms"], report["recall_wall_ms"]
     if took:
@@ -369,9 +372,6 @@ def print_report(report: dict[str, Any]) -> None:
     turns, ingest_s = report["turns_ingested"], report["ingest_seconds"]
     print(f"ingest: {turns} turns in {ingest_s:.1f} s ({turns / max(ingest_s, 1e-9):.1f} turns/s); "
           f"whole run {report['seconds']:.1f} s")  # fmt: skip
-    if dropped := report["evidence_ids_not_in_conversation"]:
-        print(f"evidence ids naming no turn of the conversation (ignored): {dropped}")
-    print("(a mean over fewer questions than n shows its count in parentheses: the others name no evidence turn)")
 
 
 if __name__ == "__main__":

@@ -50,19 +50,16 @@ from app.embedding import Embedder  # noqa: E402
 from app.evaluation.baselines import BM25, DenseIndex, Doc  # noqa: E402
 from app.evaluation.metrics import (  # noqa: E402
     MRR,
-    OVERALL,
     Summary,
     aggregate,
     budget_key,
-    category_table,
-    markdown_table,
     recall_key,
     score_question,
     session_all_key,
     session_any_key,
 )
 from app.runtime import Runtime  # noqa: E402
-from scripts.eval_locomo import CardStats, ingest, latency_summary, recall  # noqa: E402
+from scripts.eval_locomo import SYSTEMS, CardStats, ingest, latency_summary, print_tables, recall  # noqa: E402
 from scripts.harness import add_engine_arguments, fresh_namespace, local_engines, served_api  # noqa: E402
 
 NEO4J_PORT = 17694
@@ -87,7 +84,6 @@ QUESTION_TYPES = (
     "knowledge-update",
     "temporal-reasoning",
 )
-SYSTEMS = ("hippograph", "bm25", "dense")
 TURN_SPACING = timedelta(seconds=5)
 
 
@@ -263,27 +259,8 @@ def summaries(rows: Sequence[tuple[str, dict[str, float | None]]]) -> dict[str, 
     return aggregate(rows, order=QUESTION_TYPES)
 
 
-def as_summary(data: dict[str, Any]) -> Summary:
-    return Summary(n=data["n"], means=data["means"], counts=data["counts"])
-
-
 def print_report(report: dict[str, Any]) -> None:
-    for system in SYSTEMS:
-        print(f"\n### {system}\n")
-        print(category_table({c: as_summary(s) for c, s in report["systems"][system].items()}, COLUMNS))
-    print("\n### overall\n")
-    overall = [(system, as_summary(report["systems"][system][OVERALL])) for system in SYSTEMS]
-    print(markdown_table(overall, COLUMNS, first_header="system"))
-    print()
-    took, wall = report["recall_took_ms"], report["recall_wall_ms"]
-    if took:
-        print(f"recall latency: took_ms mean {took['mean']:.1f}, p50 {took['p50']:.1f}, p95 {took['p95']:.1f}, "
-              f"max {took['max']:.1f}; client wall mean {wall['mean']:.1f} ms")  # fmt: skip
-    for line in report["card_lines"]:
-        print(line)
-    turns, ingest_s = report["turns_ingested"], report["ingest_seconds"]
-    print(f"ingest: {turns} turns in {ingest_s:.1f} s ({turns / max(ingest_s, 1e-9):.1f} turns/s); "
-          f"whole run {report['seconds']:.1f} s")  # fmt: skip
+    print_tables(report, COLUMNS)
     if report["questions"]:
         print(f"mean turns per question {statistics.fmean(q['turns'] for q in report['questions']):.0f}")
     print("(a mean over fewer questions than n shows its count in parentheses: the others have no has_answer turn)")

@@ -181,6 +181,10 @@ class Summary:
     def as_dict(self) -> dict[str, Any]:
         return {"n": self.n, "means": dict(self.means), "counts": dict(self.counts)}
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Summary:
+        return cls(n=data["n"], means=dict(data["means"]), counts=dict(data["counts"]))
+
 
 def summarize(rows: Iterable[Mapping[str, float | None]]) -> Summary:
     totals: dict[str, float] = {}
