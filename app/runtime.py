@@ -86,6 +86,7 @@ class Runtime:
         )
         try:
             runtime.ensure_schema()
+            runtime.recall.warm_up()
         except neo4j.exceptions.DriverError as exc:
             log.warning("Neo4j unavailable at start-up (%s); the schema is applied once it answers", exc)
         if settings.embedded_vectors if host_jobs is None else host_jobs:

@@ -31,3 +31,41 @@ CALL (i) {
         r.last_reinforced = a.created_at, r.co_activations = 3)
 } IN TRANSACTIONS OF 10000 ROWS
 RETURN count(*) AS created
+
+// name: load_memories
+// $rows: [{type, id, properties}] built with app/memory/records.py (scripts/bench_recall.py): nodes
+// exactly as the write path stores them. The type is a NodeType value.
+UNWIND $rows AS row
+CREATE (m:Memory:$(row.type) {namespace: $namespace, id: row.id})
+SET m += row.properties
+RETURN count(m) AS created
+
+// name: load_relationships
+// $rows: [{type, source_id, target_id, properties}] as app/memory/records.link_row builds them;
+// the type is a RelType value. Both ends exist already.
+UNWIND $rows AS row
+MATCH (a:Memory {namespace: $namespace, id: row.source_id})
+MATCH (b:Memory {namespace: $namespace, id: row.target_id})
+CREATE (a)-[r:$(row.type)]->(b)
+SET r = row.properties
+RETURN count(r) AS created
+
+// name: update_memories
+// $rows: [{id, properties}]: properties that changed after a node was loaded (a fact said again or
+// superseded).
+UNWIND $rows AS row
+MATCH (m:Memory {namespace: $namespace, id: row.id})
+SET m += row.properties
+RETURN count(m) AS updated
+
+// name: reset_activation
+// Undo the decay job: every node back to its anchor activation, every learned edge to its anchor
+// weight (a benchmark measuring a namespace where nothing has decayed yet).
+MATCH (m:Memory {namespace: $namespace})
+CALL (m) {
+  SET m.activation = m.activation_base
+  WITH m
+  MATCH (m)-[r:REFERENCE|SEMANTIC|CAUSAL|ASSOCIATION]->()
+  SET r.weight = r.weight_base
+} IN TRANSACTIONS OF 5000 ROWS
+RETURN count(*) AS reset

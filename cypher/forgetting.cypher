@@ -14,12 +14,14 @@ CALL (m) {
 RETURN count(*) AS decayed
 
 // name: decay_edges
+// One batch at a time: concurrent batches deadlock on a node holding thousands of relationships
+// (a speaker's Person node), measured at 100k and 1M nodes by scripts/bench_recall.py.
 MATCH (:Memory {namespace: $namespace})-[r:REFERENCE|SEMANTIC|CAUSAL|ASSOCIATION]->()
 CALL (r) {
   WITH r, CASE WHEN r.last_reinforced >= $now THEN 0.0
               ELSE duration.inSeconds(r.last_reinforced, $now).seconds / 3600.0 END AS hours
   SET r.weight = r.weight_base * exp(-hours * $ln2 / $edge_half_life)
-} IN 2 CONCURRENT TRANSACTIONS OF 10000 ROWS
+} IN TRANSACTIONS OF 10000 ROWS
 RETURN count(*) AS decayed
 
 // name: count_soft_forgotten
@@ -48,9 +50,10 @@ CALL (m) { DETACH DELETE m } IN 2 CONCURRENT TRANSACTIONS OF 2000 ROWS
 RETURN count(*) AS attempted, sum(CASE WHEN status.committed THEN 1 ELSE 0 END) AS deleted
 
 // name: delete_weak_edges
-// A batch that fails is left for the next run (the job is idempotent).
+// One batch at a time (deleting relationships locks their endpoints: concurrent batches would
+// deadlock on hub nodes, as decay_edges did). A batch that fails is left for the next run.
 MATCH (:Memory {namespace: $namespace})-[r:REFERENCE|SEMANTIC|CAUSAL|ASSOCIATION]->()
 WHERE r.weight < $floor
-CALL (r) { DELETE r } IN 2 CONCURRENT TRANSACTIONS OF 10000 ROWS
+CALL (r) { DELETE r } IN TRANSACTIONS OF 10000 ROWS
   ON ERROR CONTINUE REPORT STATUS AS status
 RETURN sum(CASE WHEN status.committed THEN 1 ELSE 0 END) AS deleted

@@ -3,7 +3,7 @@
 
 // name: hot
 // The hot path in one query: seeds from the full-text index ($lucene, already restricted to the
-// namespace), from entity names and fact slots named by the query, and from the Redis hot window
+// namespace; '' for none), from entity names and fact slots named by the query, and from the Redis hot window
 // ($hot_seeds: [{id, score}]); then spreading activation from the seeds.
 //
 // Spreading activation is a variable-length traversal in both directions, run as up to three
@@ -19,7 +19,7 @@
 CYPHER replan=skip
 CALL () {
   WITH $lucene AS q
-  WHERE q IS NOT NULL
+  WHERE q <> ''
   CALL db.index.fulltext.queryNodes('memory_text_ns', q, {limit: $text_limit}) YIELD node, score
   WITH node, score
   WHERE node.namespace = $namespace AND node.activation >= $alive
@@ -27,11 +27,13 @@ CALL () {
 }
 CALL () {
   MATCH (e:Memory {namespace: $namespace})
+  USING INDEX e:Memory(namespace, name_key)
   WHERE e.name_key IN $entity_keys AND e.activation >= $alive
   RETURN collect({node: e, score: 1.0}) AS entity_hits
 }
 CALL () {
   MATCH (k:Memory {namespace: $namespace})
+  USING INDEX k:Memory(namespace, slot)
   WHERE k.slot IN $slot_keys AND k.activation >= $alive
   WITH k, CASE WHEN k.subject_key IN $entity_keys OR k.value_key IN $entity_keys THEN 1.0 ELSE $slot_only END AS score
   ORDER BY score DESC, k.valid_from DESC
@@ -41,8 +43,8 @@ CALL () {
 CALL () {
   // A query naming a time: the events and turns of that window.
   MATCH (x:Memory {namespace: $namespace})
-  WHERE $window_start IS NOT NULL AND x.event_time >= $window_start AND x.event_time < $window_end
-    AND x.activation >= $alive
+  USING INDEX x:Memory(namespace, event_time)
+  WHERE $has_window AND x.event_time >= $window_start AND x.event_time < $window_end AND x.activation >= $alive
   WITH x ORDER BY x.event_time DESC LIMIT $text_limit
   RETURN collect({node: x, score: $window_score}) AS event_hits
 }
@@ -112,7 +114,7 @@ CALL (level0, reached_levels) {
        max(coalesce(e.spread, 0.0)) AS spread, max(coalesce(e.seeds_reaching, 0)) AS seeds_reaching
   RETURN n.id AS id, text, entity, hot, spread, seeds_reaching
   ORDER BY CASE WHEN text + entity + hot > spread THEN text + entity + hot ELSE spread END DESC
-  LIMIT $cap
+  LIMIT $result_limit
 }
 RETURN id, text, entity, hot, spread, seeds_reaching, expanded, size(level0) AS seeds
 
@@ -122,17 +124,9 @@ CYPHER replan=skip
 UNWIND $ids AS id
 MATCH (n:Memory {namespace: $namespace, id: id})
 RETURN n.id AS id, [label IN labels(n) WHERE label <> 'Memory'][0] AS type,
-       n {.label, .summary, .confidence, .source, .agent_id, .importance, .activation, .source_turn_ids,
-          .timestamp, .event_time, .event_end, .valid_from, .valid_to, .superseded_by, .withdrawn,
-          .session_id, .subject_key, .slot, .value_key, .started_at, .ended_at, .created_at,
-          .turn_id, .speaker} AS node
-
-// name: latest_session
-// The focus of a local recall: the most recent session (episode) of the namespace.
-MATCH (ep:Episode:Memory {namespace: $namespace})
-RETURN ep.id AS id, ep.session_id AS session_id
-ORDER BY ep.ended_at DESC
-LIMIT 1
+       n {.label, .summary, .confidence, .source, .agent_id, .source_turn_ids, .timestamp, .event_time,
+          .event_end, .valid_from, .valid_to, .superseded_by, .withdrawn, .session_id, .subject_key, .slot,
+          .value_key, .started_at, .ended_at, .created_at} AS node
 
 // name: related
 // A node's neighbourhood up to $depth (<= 3) hops in both directions, nearest and strongest first.

@@ -103,6 +103,13 @@ class HotWindow:
         if keys:
             self.client.hdel(self._pending_key(namespace), *keys)
 
+    def latest_session(self, namespace: str) -> str | None:
+        """The session of the newest turn: the current focus of a local recall."""
+        order, records, _ = self._keys(namespace)
+        newest = [str(key) for key in self.client.zrevrange(order, 0, 0)]  # type: ignore[union-attr]
+        raw = self.client.hget(records, newest[0]) if newest else None
+        return decode_turn(str(raw))[0].session_id if raw else None
+
     def search(self, namespace: str, query: str, limit: int = 10, scan: int = 50) -> list[tuple[Turn, float]]:
         """The newest `scan` turns plus every turn still pending, sharing words (or Chinese bigrams)
         with the query, best first: a small TF-IDF, so a turn is found before the write tracks have

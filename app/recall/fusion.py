@@ -10,7 +10,7 @@ score = (relevance + activation + graph boost + recency) x type prior (mode) x t
 - activation: what spreading activation brought to the node from the seeds (0.5 per hop x weight).
 - graph boost: the node neighbours several seeds (it links what the query names: the bridge a
   multi-hop question needs), plus, in `local` mode, a share of its relevance when it belongs to the
-  current focus (the latest session, or memories of the asking agent): the focus lifts what is
+  current focus (the session of the newest turn, or memories of the asking agent): the focus lifts what is
   relevant, never irrelevant recent small talk.
 - recency: 2^(-age / half-life of the node's type), where age is measured from the node's OWN time
   (event time, turn timestamp, validity start), never from when it was ingested, and its weight is

@@ -23,6 +23,10 @@ from app.recall.query import ParsedQuery, SlotVocabulary, lucene_query, parse_qu
 from app.stores.graph import GraphStore
 from app.stores.vectors import VectorStore
 
+NO_WINDOW = datetime(1970, 1, 1, tzinfo=UTC)
+# Not a valid namespace name (it has a space), so the warm-up can never read real data.
+WARM_UP_NAMESPACE = "warm up"
+
 
 @dataclass(frozen=True)
 class RecallRequest:
@@ -42,11 +46,12 @@ class SpreadingSettings:
     hop_decay: float = 0.5
     min_activation: float = 0.05
     max_fanout: int = 64  # nodes with more relationships are reached but not expanded through
-    cap: int = 200  # nodes kept per stage and in the result (bounds the cost on dense graphs)
+    cap: int = 200  # nodes kept per stage (bounds the cost on dense graphs)
+    result_limit: int = 100  # hot-path nodes handed to fusion
     text_limit: int = 50  # full-text / slot / time-window seeds fetched
     seed_limit: int = 60  # seeds spreading activation starts from
     hot_limit: int = 10  # hot-window seeds
-    cold_limit: int = 50  # vector hits
+    cold_limit: int = 30  # vector hits
     slot_only_score: float = 0.6  # a fact whose slot the query names, subject not named
     window_score: float = 0.5  # an event inside the query's time window
     co_activate_top: int = 5  # the leading cards of a recall count as co-activated
@@ -84,6 +89,14 @@ class Recall:
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
+
+    def warm_up(self) -> None:
+        """Plan the read queries once at start-up (planning the hot query takes about a second), with
+        and without full-text terms and a time window, so no user request pays for it."""
+        for query in ("what did I do last week", "?"):
+            parsed = parse_query(query, datetime.now(UTC), self.vocabulary)
+            rows, *_ = self._hot(WARM_UP_NAMESPACE, parsed, RecallRequest(query))
+            self.graph.read("recall.cards", namespace=WARM_UP_NAMESPACE, ids=[row["id"] for row in rows] or ["x"])
 
     def recall(self, namespace: str, request: RecallRequest) -> RecallResult:
         start = time.perf_counter()
@@ -138,27 +151,27 @@ class Recall:
         rows = self.graph.read(
             "recall.hot",
             namespace=namespace,
-            lucene=lucene_query(namespace, parsed.terms),
+            lucene=lucene_query(namespace, parsed.terms) or "",
             entity_keys=list(parsed.entity_keys),
             slot_keys=list(parsed.slot_keys),
             hot_seeds=hot_seeds,
-            window_start=parsed.window[0] if parsed.window else None,
-            window_end=parsed.window[1] if parsed.window else None,
+            # Always a value of the same type, so one cached plan serves every recall.
+            has_window=parsed.window is not None,
+            window_start=parsed.window[0] if parsed.window else NO_WINDOW,
+            window_end=parsed.window[1] if parsed.window else NO_WINDOW,
             max_depth=s.max_depth,
             hop_decay=s.hop_decay,
             min_activation=s.min_activation,
             max_fanout=s.max_fanout,
             cap=s.cap,
+            result_limit=s.result_limit,
             text_limit=s.text_limit,
             seed_limit=s.seed_limit,
             slot_only=s.slot_only_score,
             window_score=s.window_score,
             alive=SOFT_FORGET_THRESHOLD,
         )
-        focus = None
-        if request.mode == "local":
-            latest = self.graph.read("recall.latest_session", namespace=namespace)
-            focus = latest[0]["session_id"] if latest else None
+        focus = self.hot_window.latest_session(namespace) if request.mode == "local" else None
         stats = {
             "seeds": rows[0]["seeds"] if rows else 0,
             "expanded": rows[0]["expanded"] if rows else 0,
