@@ -86,9 +86,13 @@ class Runtime:
         )
         try:
             runtime.ensure_schema()
-            runtime.recall.warm_up()
         except neo4j.exceptions.DriverError as exc:
             log.warning("Neo4j unavailable at start-up (%s); the schema is applied once it answers", exc)
+        else:
+            try:
+                runtime.recall.warm_up()
+            except Exception as exc:  # an optimisation only: never a reason not to start
+                log.warning("recall warm-up skipped: %s", exc)
         if settings.embedded_vectors if host_jobs is None else host_jobs:
             from jobs.embedded import EmbeddedJobs
 

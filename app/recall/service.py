@@ -95,7 +95,7 @@ class Recall:
         and without full-text terms and a time window, so no user request pays for it."""
         for query in ("what did I do last week", "?"):
             parsed = parse_query(query, datetime.now(UTC), self.vocabulary)
-            rows, *_ = self._hot(WARM_UP_NAMESPACE, parsed, RecallRequest(query))
+            rows = self._graph_seeds_and_spread(WARM_UP_NAMESPACE, parsed, [{"id": "x", "score": 1.0}])
             self.graph.read("recall.cards", namespace=WARM_UP_NAMESPACE, ids=[row["id"] for row in rows] or ["x"])
 
     def recall(self, namespace: str, request: RecallRequest) -> RecallResult:
@@ -148,7 +148,20 @@ class Recall:
         # Turns the write tracks have not reached yet become cards built from the hot window itself.
         pending = {dialogue_id(turn.session_id, turn.turn_id): (_turn_node(turn), score) for turn, score in scored}
         hot_seeds = [{"id": node_id, "score": score} for node_id, (_, score) in pending.items()]
-        rows = self.graph.read(
+        rows = self._graph_seeds_and_spread(namespace, parsed, hot_seeds)
+        focus = self.hot_window.latest_session(namespace) if request.mode == "local" else None
+        stats = {
+            "seeds": rows[0]["seeds"] if rows else 0,
+            "expanded": rows[0]["expanded"] if rows else 0,
+            "activated": sum(1 for row in rows if row["spread"] > 0),
+        }
+        return rows, stats, pending, focus
+
+    def _graph_seeds_and_spread(
+        self, namespace: str, parsed: ParsedQuery, hot_seeds: list[dict[str, Any]]
+    ) -> list[dict[str, Any]]:
+        s = self.spreading
+        return self.graph.read(
             "recall.hot",
             namespace=namespace,
             lucene=lucene_query(namespace, parsed.terms) or "",
@@ -171,13 +184,6 @@ class Recall:
             window_score=s.window_score,
             alive=SOFT_FORGET_THRESHOLD,
         )
-        focus = self.hot_window.latest_session(namespace) if request.mode == "local" else None
-        stats = {
-            "seeds": rows[0]["seeds"] if rows else 0,
-            "expanded": rows[0]["expanded"] if rows else 0,
-            "activated": sum(1 for row in rows if row["spread"] > 0),
-        }
-        return rows, stats, pending, focus
 
     # -- cold path ---------------------------------------------------------------------------
 
