@@ -69,7 +69,7 @@ from app.extract.facts import extract_facts, normalize_name  # noqa: E402
 from app.extract.timeexpr import find_time_expressions  # noqa: E402
 from app.extract.types import EntityKind, FactMention, supersedes  # noqa: E402
 from app.memory.hot_window import DEFAULT_MAX_TURNS  # noqa: E402
-from app.memory.ingest import _sentence_around  # noqa: E402  (the write path's own sentence picker)
+from app.memory.ingest import sentence_around  # noqa: E402  (the write path's own sentence picker)
 from app.memory.namespaces import DEFAULT_CAPACITY  # noqa: E402
 from app.memory.records import link_row, node_properties  # noqa: E402
 from app.runtime import Runtime  # noqa: E402
@@ -462,7 +462,7 @@ class GraphBuilder:
     def _fact(self, turn: Turn, fact: FactMention, dialogue: str) -> tuple[str, bool]:
         at = turn.timestamp
         subject_key, value_key = normalize_name(fact.subject), normalize_name(fact.value)
-        sentence = _sentence_around(turn.text, fact.span)
+        sentence = sentence_around(turn.text, fact.span)
         content = f"{fact.subject} {fact.slot.replace('_', ' ')}: {fact.value}. “{sentence}”"
         slot_key = (subject_key, fact.slot) if supersedes(fact.slot) else (subject_key, fact.slot, value_key)
         current = self.in_force.get(slot_key)
@@ -520,7 +520,7 @@ class GraphBuilder:
     def _events(self, turn: Turn, dialogue: str, speaker_key: str) -> None:
         at = turn.timestamp
         for mention in self._times(turn):
-            sentence = _sentence_around(turn.text, mention.span)
+            sentence = sentence_around(turn.text, mention.span)
             event = f"experience:{stable_digest(turn.key, str(mention.span[0]), str(mention.span[1]))}"
             self.node(NodeType.EXPERIENCE, event, node_properties(
                 label=f"{turn.speaker}, {mention.start.date().isoformat()}: {sentence[:80]}", content=sentence,

@@ -69,7 +69,7 @@ class SequencedTurn:
     seq: int  # arrival order within the namespace: orders turns that share a timestamp
 
 
-def _sentence_around(text: str, span: tuple[int, int]) -> str:
+def sentence_around(text: str, span: tuple[int, int]) -> str:
     offset = 0
     for sentence in sentences(text):
         start = text.find(sentence, offset)
@@ -271,7 +271,7 @@ class Ingestor:
         subject_key = normalize_name(fact.subject)
         value_key = normalize_name(fact.value)
         event_time = fact.event_time
-        sentence = _sentence_around(turn.text, fact.span)
+        sentence = sentence_around(turn.text, fact.span)
         content = f"{fact.subject} {fact.slot.replace('_', ' ')}: {fact.value}. “{sentence}”"
         learned = relationship_properties(RelType.REFERENCE, 1.0, now)
         # A single-valued slot (car, lives_in) has one value in force; a multi-valued one (likes,
@@ -344,7 +344,7 @@ class Ingestor:
         for item in ordered:
             turn = item.turn
             for mention in find_time_expressions(turn.text, turn.timestamp):
-                sentence = _sentence_around(turn.text, mention.span)
+                sentence = sentence_around(turn.text, mention.span)
                 subject_key = normalize_name(turn.speaker) or turn.speaker
                 properties = node_properties(
                     label=f"{turn.speaker}, {mention.start.date().isoformat()}: {sentence[:80]}",
