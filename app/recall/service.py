@@ -190,8 +190,8 @@ class Recall:
     def _cold(self, namespace: str, parsed: ParsedQuery) -> dict[str, float]:
         vector = self.embedder.embed([parsed.text])[0]
         hits = self.vectors.search(namespace, vector, limit=self.spreading.cold_limit)
-        top = max((hit.score for hit in hits), default=0.0)
-        return {hit.node_id: max(0.0, hit.score) / top for hit in hits} if top > 0 else {}
+        # Only the order counts: fusion turns these cosines into rank scores.
+        return {hit.node_id: max(0.0, hit.score) for hit in hits} if any(hit.score > 0 for hit in hits) else {}
 
     # -- fusion inputs -----------------------------------------------------------------------
 
