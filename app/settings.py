@@ -48,6 +48,12 @@ class Settings(BaseSettings):
     # A memory created within this many minutes is RECENT (a derived tag).
     recent_window_minutes: float = Field(30.0, alias="HIPPOGRAPH_RECENT_WINDOW_MINUTES", gt=0)
 
+    # Seconds an unacknowledged task waits before the broker hands it to another worker (Celery's
+    # Redis visibility timeout). It must exceed the longest task, or a task still running is
+    # delivered twice (harmless, every task is idempotent, but wasted work); it is also how long a
+    # batch whose worker died waits before a restarted worker resumes it.
+    task_visibility_timeout_s: int = Field(3600, alias="HIPPOGRAPH_TASK_VISIBILITY_TIMEOUT", ge=1)
+
     # Seconds a readiness probe waits for one engine before calling it down.
     readiness_timeout_s: float = Field(2.0, alias="HIPPOGRAPH_READINESS_TIMEOUT")
 

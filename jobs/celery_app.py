@@ -26,7 +26,7 @@ def create_celery(settings: Settings) -> Celery:
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,
         # Must exceed the longest task, or the broker re-delivers a task that is still running.
-        broker_transport_options={"visibility_timeout": 3600},
+        broker_transport_options={"visibility_timeout": settings.task_visibility_timeout_s},
         broker_connection_retry_on_startup=True,
         result_expires=3600,
         beat_schedule_filename=str(settings.data_dir / "celerybeat-schedule"),
