@@ -1,10 +1,13 @@
 """Round trips against the real engines: Cypher over Bolt, a Redis key."""
 
 import uuid
+from datetime import UTC, datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
 
 import neo4j
+import pytest
 
-from app.stores.graph import GraphStore
+from app.stores.graph import GraphStore, parse_datetime
 from app.stores.hot import connect_redis
 
 
@@ -31,3 +34,19 @@ def test_redis_round_trips_a_key_with_expiry(settings) -> None:
     finally:
         client.delete(key)
         client.close()
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        datetime(2024, 5, 15, 10, 0, tzinfo=UTC),
+        datetime(2024, 5, 15, 10, 0, 1, 123456, tzinfo=timezone(timedelta(hours=8))),
+        datetime(2024, 3, 31, 3, 30, tzinfo=ZoneInfo("Europe/Berlin")),
+    ],
+)
+def test_a_datetime_rendered_by_cypher_parses_back_to_the_same_time_and_offset(cypher, value: datetime) -> None:
+    """Recall reads card times as `toString()` text (see cypher/recall.cypher `cards`)."""
+    row = cypher("RETURN toString($value) AS text, $value AS stored", value=value)[0]
+    parsed = parse_datetime(row["text"])
+    assert parsed == value == row["stored"]
+    assert parsed is not None and parsed.utcoffset() == value.utcoffset()

@@ -20,7 +20,7 @@ from app.memory.hot_window import HotWindow
 from app.memory.learning import HebbianLearning
 from app.recall.fusion import Candidate, Card, FusionWeights, Mode, rank, within_budget
 from app.recall.query import ParsedQuery, SlotVocabulary, lucene_query, parse_query
-from app.stores.graph import GraphStore
+from app.stores.graph import GraphStore, parse_datetime
 from app.stores.vectors import VectorStore
 
 NO_WINDOW = datetime(1970, 1, 1, tzinfo=UTC)
@@ -211,7 +211,8 @@ class Recall:
             if node_id not in nodes:
                 candidates[node_id] = Candidate(node_id, NodeType.DIALOGUE.value, turn_node, hot=hot_score)
         for node_id, row in nodes.items():
-            candidates[node_id] = Candidate(node_id, row["type"], row["node"])
+            times = {key: parse_datetime(value) for key, value in row["times"].items() if value is not None}
+            candidates[node_id] = Candidate(node_id, row["type"], row["node"] | times)
         for row in hot:
             candidate = candidates.get(row["id"])
             if candidate is not None:

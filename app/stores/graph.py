@@ -6,6 +6,7 @@ Results come back as plain Python values (neo4j.time types become `datetime`/`da
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any, TypeVar
 
 import neo4j
@@ -16,19 +17,37 @@ from app.stores.cypher import CypherQueries
 T = TypeVar("T")
 
 
+_PLAIN = (str, int, float, bool, type(None), bytes)
+
+
 def to_native(value: Any) -> Any:
-    """neo4j.time values to Python's; lists and maps recursively."""
+    """neo4j.time values to Python's, graph entities to their property maps; lists and maps
+    recursively. Plain values are checked first: this runs over every value of every result."""
+    if isinstance(value, _PLAIN):
+        return value
     if isinstance(value, list):
         return [to_native(v) for v in value]
-    if isinstance(value, dict):
+    if isinstance(value, dict | neo4j.graph.Node | neo4j.graph.Relationship):
         return {k: to_native(v) for k, v in value.items()}
+    if isinstance(value, neo4j.graph.Path):
+        return [to_native(entity) for entity in value]
     if hasattr(value, "to_native") and value.__class__.__module__.startswith("neo4j.time"):
         return value.to_native()
     return value
 
 
+def parse_datetime(text: str | None) -> datetime | None:
+    """A Neo4j DateTime rendered by Cypher's `toString()`: ISO 8601 with an offset, and a zone name
+    in brackets when it has one ("2024-05-15T10:00+02:00[Europe/Berlin]"; the offset is kept)."""
+    if text is None:
+        return None
+    return datetime.fromisoformat(text.split("[", 1)[0])
+
+
 def _rows(records: list[neo4j.Record]) -> list[dict[str, Any]]:
-    return [to_native(record.data()) for record in records]
+    # `dict(record)`, not `record.data()`: data() walks every value through the driver's exporter
+    # and cost ~12 ms for 125 card rows, against ~3 ms here.
+    return [to_native(dict(record)) for record in records]
 
 
 class GraphTx:
