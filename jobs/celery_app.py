@@ -37,6 +37,12 @@ def create_celery(settings: Settings) -> Celery:
                 "options": {"expires": 55},
             },
             "decay": {"task": "hippograph.decay", "schedule": 900.0, "options": {"expires": 800}},
+            # The embedded vector engine has no optimizer of its own (a no-op with a Qdrant server).
+            "optimize-vectors": {
+                "task": "hippograph.optimize_vectors",
+                "schedule": 120.0,
+                "options": {"expires": 110},
+            },
             # After decay, so pruning ranks by fresh activations.
             "prune": {"task": "hippograph.prune", "schedule": 3600.0, "options": {"expires": 3000}},
         },

@@ -3,6 +3,7 @@ ones are single-flight."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -60,6 +61,18 @@ def decay(namespace: str | None = None) -> dict[str, Any]:
 def prune(namespace: str | None = None) -> dict[str, Any]:
     """Bring namespaces over capacity down to their low-water mark; drop weak learned edges."""
     return _each_namespace("prune", namespace, lambda rt, ns: rt.forgetting.prune(ns))
+
+
+@celery_app.task(name="hippograph.optimize_vectors")
+def optimize_vectors() -> dict[str, Any]:
+    """Index the vectors added since the last run (HNSW), so vector search stays fast as memory grows."""
+    runtime = current_runtime()
+    with single_flight(runtime.redis, "optimize_vectors", LOCK_TTL_S) as acquired:
+        if not acquired:
+            return {"skipped": "another run holds the lock"}
+        start = time.perf_counter()
+        changed = runtime.vectors.optimize()
+        return {"optimized": changed, "seconds": round(time.perf_counter() - start, 3)}
 
 
 # Engine errors worth retrying: the task is idempotent, so a retry after a partial run is safe.

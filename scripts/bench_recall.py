@@ -20,7 +20,8 @@ Starts its own Neo4j (2 GB heap, 2 GB page cache) and Redis on separate ports un
    keeps fewer than ~20k distinct texts at any size) and stores the vectors of the node types the
    write path embeds: a repeated text reuses its vector; an Experience is embedded without its date
    ("speaker: sentence") and an Episode gets the mean of its summary turns' vectors.
-4. Fills the Redis hot window with the newest turns (as the turns API would have left it).
+4. Fills the Redis hot window with the newest turns (as the turns API would have left it), and
+   builds the vector index as the `hippograph.optimize_vectors` job of a running service would.
 5. Serves the API (uvicorn in this process, no background jobs, so no decay or flush lands in the
    measurement) and posts --warmup, then --queries recall requests one at a time:
    facts ("What car does Alice drive?"), entity names, time expressions ("last week", "上周"),
@@ -886,6 +887,10 @@ def run(runtime: Runtime, args: argparse.Namespace) -> None:
             with clock.step("decay job"):
                 soft = decay_namespace(runtime, now)
             print(f"decay at {now.isoformat()}: {soft:,} nodes soft-forgotten", flush=True)
+        # What the `hippograph.optimize_vectors` beat job does in a running service (a no-op when
+        # the index is up to date, as with --reuse after a first run).
+        with clock.step("vector index (optimize_vectors job)"):
+            runtime.vectors.optimize()
         shown = client.get(f"/v1/namespaces/{NAMESPACE}").json()
         print()
         print("| step | seconds |")

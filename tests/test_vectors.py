@@ -109,3 +109,44 @@ def test_point_ids_are_stable_and_namespace_scoped() -> None:
     assert point_id("a", "knowledge:1") == point_id("a", "knowledge:1")
     assert point_id("a", "knowledge:1") != point_id("b", "knowledge:1")
     assert str(uuid.UUID(point_id("a", "knowledge:1"))) == point_id("a", "knowledge:1")
+
+
+def test_edge_optimize_indexes_the_shard_and_search_stays_exact(tmp_path: Path, namespace: str) -> None:
+    """`optimize` builds the HNSW index (the embedded engine has no optimizer of its own); searches
+    through the index find the exact neighbours, and upserts made while it runs are kept."""
+    import threading
+
+    import numpy as np
+    import qdrant_edge as edge
+
+    rng = np.random.default_rng(7)
+    dimension, n = 384, 10_000  # 15 MB: past the indexing threshold (~10 MB), so the segment gets an index
+    vectors = rng.normal(size=(n + 500, dimension)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    store = EdgeVectorStore(tmp_path / "shard", dimension)
+    try:
+        for start in range(0, n, 5_000):
+            store.upsert(namespace, [VectorRecord(f"n{i}", vectors[i].tolist()) for i in range(start, start + 5_000)])
+        assert store.shard.info().indexed_vectors_count == 0
+
+        optimizing = threading.Thread(target=store.optimize)
+        optimizing.start()
+        store.upsert(namespace, [VectorRecord(f"n{i}", vectors[i].tolist()) for i in range(n, n + 500)])
+        optimizing.join()
+        assert store.shard.info().indexed_vectors_count > 0
+        assert store.count(namespace) == n + 500
+        assert store.optimize() is False  # nothing new: a no-op
+
+        # Random vectors in 384 dimensions are the hard case for HNSW (every point nearly equidistant);
+        # queries near a stored point are the realistic one and must find it and its neighbours.
+        found = 0
+        for i in rng.choice(n + 500, size=20, replace=False):
+            q = vectors[i] + rng.normal(scale=0.5 / np.sqrt(dimension), size=dimension)
+            exact = [f"n{j}" for j in np.argsort(-(vectors @ q))[:10]]
+            hits = [h.node_id for h in store.search(namespace, q.tolist(), limit=10)]
+            assert hits[0] == exact[0] == f"n{i}"
+            found += len(set(hits) & set(exact))
+        assert found >= 0.95 * 20 * 10, found
+        assert isinstance(store.shard, edge.EdgeShard)
+    finally:
+        store.close()

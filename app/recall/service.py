@@ -24,6 +24,7 @@ from app.stores.graph import GraphStore, parse_datetime
 from app.stores.vectors import VectorStore
 
 NO_WINDOW = datetime(1970, 1, 1, tzinfo=UTC)
+NO_MATCH = "\u0000"  # no id, name key or slot is ever this
 # Not a valid namespace name (it has a space), so the warm-up can never read real data.
 WARM_UP_NAMESPACE = "warm up"
 
@@ -91,8 +92,8 @@ class Recall:
         self._pool.shutdown(wait=False, cancel_futures=True)
 
     def warm_up(self) -> None:
-        """Plan the read queries once at start-up (planning the hot query takes about a second), with
-        and without full-text terms and a time window, so no user request pays for it."""
+        """Plan the read queries once at start-up (planning the hot query takes about a second), so no
+        user request pays for it (their parameters always have the same types: one plan each)."""
         for query in ("what did I do last week", "?"):
             parsed = parse_query(query, datetime.now(UTC), self.vocabulary)
             rows = self._graph_seeds_and_spread(WARM_UP_NAMESPACE, parsed, [{"id": "x", "score": 1.0}])
@@ -165,10 +166,12 @@ class Recall:
             "recall.hot",
             namespace=namespace,
             lucene=lucene_query(namespace, parsed.terms) or "",
-            entity_keys=list(parsed.entity_keys),
-            slot_keys=list(parsed.slot_keys),
-            hot_seeds=hot_seeds,
-            # Always a value of the same type, so one cached plan serves every recall.
+            # Every parameter always has the same type (a list is never empty: a sentinel that
+            # matches nothing stands in), so one cached plan serves every recall. Neo4j caches plans
+            # per parameter types, and each new combination was planned anew (~1 s) on a user's request.
+            entity_keys=list(parsed.entity_keys) or [NO_MATCH],
+            slot_keys=list(parsed.slot_keys) or [NO_MATCH],
+            hot_seeds=hot_seeds or [{"id": NO_MATCH, "score": 0.0}],
             has_window=parsed.window is not None,
             window_start=parsed.window[0] if parsed.window else NO_WINDOW,
             window_end=parsed.window[1] if parsed.window else NO_WINDOW,
@@ -205,7 +208,8 @@ class Recall:
         agent_id: str | None,
     ) -> dict[str, Candidate]:
         ids = list(dict.fromkeys([row["id"] for row in hot] + list(cold)))
-        nodes = {row["id"]: row for row in self.graph.read("recall.cards", namespace=namespace, ids=ids)}
+        cards = self.graph.read("recall.cards", namespace=namespace, ids=ids or [NO_MATCH])
+        nodes = {row["id"]: row for row in cards}
         candidates: dict[str, Candidate] = {}
         for node_id, (turn_node, hot_score) in pending_turns.items():
             if node_id not in nodes:

@@ -77,6 +77,12 @@ class VectorStore(ABC):
     @abstractmethod
     def count(self, namespace: str) -> int: ...
 
+    def optimize(self) -> bool:
+        """Build search indexes for what was added since the last call; True when anything was done.
+        Only the embedded engine needs this (a Qdrant server optimizes by itself): see the
+        `hippograph.optimize_vectors` job."""
+        return False
+
     @abstractmethod
     def ping(self) -> None:
         """Raise when the engine cannot serve requests."""
