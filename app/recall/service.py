@@ -167,8 +167,8 @@ class Recall:
             namespace=namespace,
             lucene=lucene_query(namespace, parsed.terms) or "",
             # Every parameter always has the same type (a list is never empty: a sentinel that
-            # matches nothing stands in), so one cached plan serves every recall. Neo4j caches plans
-            # per parameter types, and each new combination was planned anew (~1 s) on a user's request.
+            # matches nothing stands in): Neo4j caches a plan per query and parameter types, so the
+            # plan made by `warm_up` is the one every recall uses.
             entity_keys=list(parsed.entity_keys) or [NO_MATCH],
             slot_keys=list(parsed.slot_keys) or [NO_MATCH],
             hot_seeds=hot_seeds or [{"id": NO_MATCH, "score": 0.0}],
