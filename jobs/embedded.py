@@ -24,7 +24,9 @@ log = logging.getLogger(__name__)
 
 
 class EmbeddedJobs:
-    def __init__(self, runtime: Runtime, celery: Celery | None = None, concurrency: int = 2) -> None:
+    def __init__(
+        self, runtime: Runtime, celery: Celery | None = None, concurrency: int = 2, resume_pending: bool = True
+    ) -> None:
         if celery is None:
             from jobs.celery_app import celery_app
 
@@ -33,6 +35,9 @@ class EmbeddedJobs:
         self.celery: Celery = celery
         self.settings = runtime.settings
         self.concurrency = concurrency
+        # Turns left pending by a previous run of this process (it died mid-batch) are queued again at
+        # start, instead of waiting for the broker's visibility timeout (an hour by default).
+        self.resume_pending = resume_pending
         self.hostname = f"embedded-{self.settings.port}@hippograph"
         self._worker_thread: threading.Thread | None = None
         self._worker: Any = None  # celery.worker.WorkController (created in start)
@@ -62,6 +67,19 @@ class EmbeddedJobs:
         )
         self._beat.start()
         log.info("embedded Celery worker %s and beat started", self.hostname)
+        if self.resume_pending:
+            self._resume_pending()
+
+    def _resume_pending(self) -> None:
+        from jobs.tasks import resume_pending_turns
+
+        try:
+            queued = resume_pending_turns(self.runtime)
+        except Exception as exc:  # engines not up yet: the broker's re-delivery still covers it
+            log.warning("pending turns not resumed at start-up: %s", exc)
+            return
+        if queued:
+            log.info("queued the write tracks again for %d pending turns", queued)
 
     def stop(self) -> None:
         if self._beat is not None:

@@ -96,3 +96,20 @@ def ingest_turns(namespace: str, turn_keys: list[str]) -> dict[str, Any]:
     report = runtime.ingestor.ingest(namespace, batch, datetime.now(UTC))
     runtime.hot_window.ingested(namespace, [turn.key for turn, _ in stored])
     return asdict(report)
+
+
+MAX_TURNS_PER_TASK = 1000
+
+
+def resume_pending_turns(runtime: Runtime) -> int:
+    """Queue the write tracks again for every turn still pending, e.g. after the process that ran
+    them died; returns how many turns were queued. Safe to repeat (the task is idempotent, and a
+    turn done meanwhile is no longer pending when the task reads it), but only the embedded run
+    calls it: there the API process is the one worker, so nothing pending can be in progress elsewhere."""
+    queued = 0
+    for namespace in runtime.namespaces.names():
+        keys = runtime.hot_window.pending_keys(namespace)
+        for start in range(0, len(keys), MAX_TURNS_PER_TASK):
+            ingest_turns.delay(namespace, keys[start : start + MAX_TURNS_PER_TASK])
+        queued += len(keys)
+    return queued

@@ -204,7 +204,8 @@ def worker(runtime) -> Iterator:  # type: ignore[no-untyped-def]
     """A Celery worker in this process, on the runtime's engines (the embedded run)."""
     from jobs.embedded import EmbeddedJobs
 
-    jobs = EmbeddedJobs(runtime)
+    # Other tests leave turns pending on purpose (no worker ran); they are not this worker's to resume.
+    jobs = EmbeddedJobs(runtime, resume_pending=False)
     jobs.start()
     yield jobs
     jobs.stop()

@@ -28,7 +28,7 @@ def test_embedded_worker_runs_tasks_and_beat_schedules_them(settings, embedder) 
         redis.Redis.from_url(settings.redis_url).incr(counter_key)
 
     runtime = Runtime.open(settings, host_jobs=False, embedder=embedder)
-    jobs = EmbeddedJobs(runtime, celery)
+    jobs = EmbeddedJobs(runtime, celery, resume_pending=False)
     jobs.start()
     client = redis.Redis.from_url(settings.redis_url)
     try:

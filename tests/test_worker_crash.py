@@ -48,6 +48,9 @@ def _turns(sessions: int = 6, per_session: int = 40) -> list[dict]:
             text = TEMPLATES[n % len(TEMPLATES)].format(
                 car=CARS[n % 3], city=CITIES[n % 4], topic=TOPICS[n % 2], zcar=CARS[(n + 1) % 3], zcity=ZCITIES[n % 3]
             )
+            # No two texts alike: identical vectors tie in the SEMANTIC neighbour search, and ties are
+            # broken by point id, which differs between the two namespaces compared.
+            text = f"{text} (#{n})"
             at = start + timedelta(days=3 * s, minutes=i)
             speaker = "王伟" if "我" in text else "Alice"
             turns.append(

@@ -225,3 +225,59 @@ def test_a_burst_larger_than_the_hot_window_loses_no_turn(runtime, cypher, names
     assert [turn.turn_id for turn, _ in window.pending(namespace, [t.key for t in turns])] == ["2", "3", "4"]
     found = {turn.turn_id for turn, _ in window.search(namespace, "note number")}
     assert found == {"2", "3", "4"}  # evicted and ingested: the full-text index's job now
+
+
+def test_the_embedded_run_resumes_turns_left_pending_by_a_dead_process(
+    services, embedder, celery_configured, tmp_path, namespace
+) -> None:
+    """The embedded run is the only worker: at start it queues again what a previous run left pending,
+    rather than waiting for the broker's visibility timeout (an hour by default)."""
+    import time
+
+    from fastapi.testclient import TestClient
+
+    from app.api.main import create_app
+    from app.runtime import Runtime
+    from jobs.celery_app import celery_app
+    from jobs.embedded import EmbeddedJobs
+    from tests.conftest import make_settings
+
+    # A Redis database of its own for the hot window, so only this test's turns are pending there
+    # (other tests leave turns pending on purpose); the broker stays the run's own queue.
+    settings = make_settings(services, tmp_path, REDIS_URL=services.redis_url.rsplit("/", 1)[0] + "/5")
+    runtime = Runtime.open(settings, host_jobs=False, embedder=embedder)
+    try:
+        with TestClient(create_app(runtime=runtime)) as api:
+            api.put(f"/v1/namespaces/{namespace}")
+            assert _post(api, namespace, FIRST_SESSION, wait=False).status_code == 202
+        celery_app.control.purge()  # the queued task died with the process that held it
+        keys = runtime.hot_window.pending_keys(namespace)
+        assert len(keys) == len(FIRST_SESSION)
+
+        def dialogues() -> int:
+            rows = runtime.graph.driver.execute_query(
+                "MATCH (d:Dialogue {namespace: $ns}) RETURN count(d) AS n", {"ns": namespace}
+            )[0]
+            return int(rows[0]["n"])
+
+        jobs = EmbeddedJobs(runtime, resume_pending=False)
+        jobs.start()
+        try:
+            time.sleep(3)
+            assert dialogues() == 0 and runtime.hot_window.pending_keys(namespace) == keys  # nothing to run
+        finally:
+            jobs.stop()
+
+        jobs = EmbeddedJobs(runtime)  # the product's default
+        jobs.start()
+        try:
+            deadline = time.monotonic() + 60
+            while runtime.hot_window.pending_keys(namespace) and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert runtime.hot_window.pending_keys(namespace) == []
+            assert dialogues() == len(FIRST_SESSION)
+        finally:
+            jobs.stop()
+    finally:
+        runtime.redis.flushdb()
+        runtime.close()

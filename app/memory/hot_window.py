@@ -98,6 +98,10 @@ class HotWindow:
         raws = self.client.hmget(self._pending_key(namespace), list(keys))
         return [decode_turn(str(raw)) for raw in raws if raw]  # type: ignore[union-attr]
 
+    def pending_keys(self, namespace: str) -> list[str]:
+        """Every turn of the namespace still waiting for the write tracks."""
+        return sorted(str(key) for key in self.client.hkeys(self._pending_key(namespace)))  # type: ignore[union-attr]
+
     def ingested(self, namespace: str, keys: Sequence[str]) -> None:
         """The write tracks have run for `keys`: they stop waiting (they stay in the window)."""
         if keys:
