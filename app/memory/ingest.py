@@ -79,6 +79,14 @@ def sentence_around(text: str, span: tuple[int, int]) -> str:
     return text
 
 
+def vector_source(turn: Turn, span: tuple[int, int]) -> str | None:
+    """The turn's Dialogue when the sentence around `span` is the whole turn: a fact or event drawn
+    from it shares the turn's vector (see `NodeText.vector_of`) rather than embedding a near-copy."""
+    if sentence_around(turn.text, span).strip() == turn.text.strip():
+        return dialogue_id(turn.session_id, turn.turn_id)
+    return None
+
+
 class Ingestor:
     def __init__(
         self,
@@ -219,7 +227,7 @@ class Ingestor:
             for fact in facts:
                 fact_id, text = self._write_fact(tx, namespace, turn, fact, dialogue, now, report)
                 fact_ids.append(fact_id)
-                written.append(NodeText(fact_id, NodeType.KNOWLEDGE.value, text))
+                written.append(NodeText(fact_id, NodeType.KNOWLEDGE.value, text, vector_source(turn, fact.span)))
                 for entity_id, entity_type, properties in self._entities(turn, fact, now):
                     tx.run("ingest.upsert_entity", namespace=namespace, id=entity_id, type=entity_type,
                            properties=properties, fact_id=fact_id, learned=learned)  # fmt: skip
@@ -363,7 +371,8 @@ class Ingestor:
                 )
                 event_id = f"experience:{stable_digest(turn.key, str(mention.span[0]), str(mention.span[1]))}"
                 dialogue = dialogue_id(turn.session_id, turn.turn_id)
-                events.append({"id": event_id, "dialogue_id": dialogue, "properties": properties})
+                events.append({"id": event_id, "dialogue_id": dialogue, "properties": properties,
+                               "vector_of": vector_source(turn, mention.span)})  # fmt: skip
         if not events:
             return []
         rows = self.graph.write(
@@ -380,4 +389,4 @@ class Ingestor:
             structural=relationship_properties(RelType.TEMPORAL, None, now),
         )
         report.events += sum(1 for row in rows if row["created"])
-        return [NodeText(e["id"], NodeType.EXPERIENCE.value, e["properties"]["label"]) for e in events]
+        return [NodeText(e["id"], NodeType.EXPERIENCE.value, e["properties"]["label"], e["vector_of"]) for e in events]

@@ -14,6 +14,9 @@ from app.memory.records import create_links, link_row
 from app.stores.graph import GraphStore
 from app.stores.vectors import VectorRecord, VectorStore
 
+# Payload of a vector shared with its source node (see `NodeText.vector_of`).
+VECTOR_OF_KEY = "vector_of"
+
 
 @dataclass(frozen=True)
 class SemanticLinking:
@@ -26,6 +29,9 @@ class NodeText:
     id: str
     type: str
     text: str
+    # A node drawn from the whole of another node of the same batch (a fact or event stated by a
+    # one-sentence turn) shares that node's vector instead of embedding a near-copy of its text.
+    vector_of: str | None = None
 
 
 def embedding_text(node: dict[str, Any]) -> str:
@@ -49,15 +55,34 @@ class SemanticIndexer:
         return vectors
 
     def index(self, namespace: str, nodes: Sequence[NodeText], now: datetime) -> int:
-        """Embed, store and link `nodes`; returns the SEMANTIC edges created. Idempotent."""
+        """Embed, store and link `nodes`; returns the SEMANTIC edges created. Idempotent.
+
+        A node with `vector_of` (its source in this batch) takes its source's vector and gets no
+        neighbour search of its own: its neighbours are its source's, which it is linked to already.
+        Such nodes are not linked to either (their vector is their source's: the source is linked)."""
         if not nodes:
             return 0
-        vectors = self.store_vectors(namespace, nodes)
+        in_batch = {node.id for node in nodes}
+        own = [node for node in nodes if node.vector_of not in in_batch]
+        shared = [node for node in nodes if node.vector_of in in_batch]
+        vectors = self.embedder.embed([node.text for node in own])
+        by_id = {node.id: vector for node, vector in zip(own, vectors, strict=True)}
+        records = [VectorRecord(node.id, by_id[node.id], {"type": node.type}) for node in own]
+        records += [
+            VectorRecord(node.id, by_id[str(node.vector_of)], {"type": node.type, VECTOR_OF_KEY: node.vector_of})
+            for node in shared
+        ]
+        self.vectors.upsert(namespace, records)
         links: list[dict[str, Any]] = []
         if self.linking.max_neighbours > 0:
-            for node, vector in zip(nodes, vectors, strict=True):
-                hits = self.vectors.search(namespace, vector, limit=self.linking.max_neighbours + 1)
-                close = [h for h in hits if h.node_id != node.id and h.score > self.linking.threshold]
+            for node, vector in zip(own, vectors, strict=True):
+                # Room for the nodes sharing a vector with each neighbour (a turn's fact and event).
+                hits = self.vectors.search(namespace, vector, limit=4 * (self.linking.max_neighbours + 1))
+                close = [
+                    h
+                    for h in hits
+                    if h.node_id != node.id and not h.payload.get(VECTOR_OF_KEY) and h.score > self.linking.threshold
+                ]
                 links += [
                     link_row(RelType.SEMANTIC, node.id, hit.node_id, min(1.0, hit.score), now)
                     for hit in close[: self.linking.max_neighbours]
