@@ -281,3 +281,33 @@ def test_the_embedded_run_resumes_turns_left_pending_by_a_dead_process(
     finally:
         runtime.redis.flushdb()
         runtime.close()
+
+
+def test_a_fact_stated_by_a_one_sentence_turn_shares_its_vector(api, runtime, cypher, worker, namespace) -> None:
+    api.put(f"/v1/namespaces/{namespace}")
+    turns = [
+        _turn("s1", "s1:1", "Alice", "My car is a Model Y.", S1),
+        _turn("s1", "s1:2", "Alice", "I moved to Berlin. The weather there is grey.", S1),
+    ]
+    assert _post(api, namespace, turns).status_code == 200
+    facts = {
+        row["slot"]: row
+        for row in cypher(
+            "MATCH (k:Knowledge {namespace: $ns, source: 'user_stated'})-[:REFERENCE]->(d:Dialogue) "
+            "RETURN k.slot AS slot, k.id AS id, d.id AS dialogue",
+            ns=namespace,
+        )
+    }
+    one_sentence, longer = facts["car"], facts["moved_to"]
+
+    def hits_for(text: str) -> dict[str, tuple[float, object]]:
+        vector = runtime.embedder.embed([text])[0]
+        return {h.node_id: (h.score, h.payload.get("vector_of")) for h in runtime.vectors.search(namespace, vector, 20)}
+
+    hits = hits_for("Alice: My car is a Model Y.")
+    assert hits[one_sentence["id"]][1] == one_sentence["dialogue"]
+    assert abs(hits[one_sentence["id"]][0] - hits[one_sentence["dialogue"]][0]) < 1e-6
+    hits = hits_for("Alice moved to Berlin")
+    assert hits[longer["id"]][1] is None  # drawn from one sentence of two: a vector of its own
+    semantic = "MATCH (k:Memory {namespace: $ns, id: $id})-[r:SEMANTIC]-() RETURN count(r) AS n"
+    assert cypher(semantic, ns=namespace, id=one_sentence["id"])[0]["n"] == 0
