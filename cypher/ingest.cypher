@@ -117,15 +117,17 @@ SET inferred.withdrawn = true, inferred.withdrawn_at = $at, inferred.withdrawn_b
                              THEN $at ELSE inferred.valid_to END
 RETURN count(inferred) AS withdrawn
 
-// name: upsert_entity
-// A Person or Concept merged by its normalized name (the id derives from it).
-MERGE (e:Memory {namespace: $namespace, id: $id})
-  ON CREATE SET e:$($type), e += $properties
-WITH e
-MATCH (k:Memory {namespace: $namespace, id: $fact_id})
+// name: upsert_entities
+// $entities: [{id, type, properties, fact_id}]: Person/Concept nodes merged by their normalized
+// name (the id derives from it), each with a REFERENCE from the fact that names it.
+UNWIND $entities AS entity
+MERGE (e:Memory {namespace: $namespace, id: entity.id})
+  ON CREATE SET e:$(entity.type), e += entity.properties
+WITH e, entity
+MATCH (k:Memory {namespace: $namespace, id: entity.fact_id})
 MERGE (k)-[r:REFERENCE]->(e)
   ON CREATE SET r += $learned
-RETURN e.id AS id
+RETURN count(r) AS linked
 
 // name: upsert_events
 // $events: [{id, dialogue_id, properties}]: Experience nodes for dated statements.

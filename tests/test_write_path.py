@@ -139,6 +139,22 @@ def test_a_superseded_premise_withdraws_its_inference(api, cypher, worker, names
     assert by_value["Munich"]["withdrawn"] is None
 
 
+def test_a_premise_superseded_in_the_same_batch_withdraws_its_inference(api, cypher, worker, namespace) -> None:
+    api.put(f"/v1/namespaces/{namespace}")
+    _post(api, namespace, FIRST_SESSION + SECOND_SESSION)  # one batch, one task
+    after = cypher(
+        "MATCH (i:Knowledge {namespace: $ns, source: 'inferred', slot: 'lives_in'}) "
+        "RETURN i.value AS value, i.withdrawn AS withdrawn ORDER BY value",
+        ns=namespace,
+    )
+    assert {row["value"]: row["withdrawn"] for row in after} == {"Berlin": True, "Munich": None}
+    entities = cypher(
+        "MATCH (k:Knowledge {namespace: $ns, slot: 'car'})-[:REFERENCE]->(e:Concept) RETURN e.name_key AS name",
+        ns=namespace,
+    )
+    assert {row["name"] for row in entities} >= {"model y", "tesla model 3"}
+
+
 def test_relative_times_become_dated_events_in_a_chain(api, cypher, worker, namespace) -> None:
     api.put(f"/v1/namespaces/{namespace}")
     turns = [

@@ -79,6 +79,17 @@ def sentence_around(text: str, span: tuple[int, int]) -> str:
     return text
 
 
+@dataclass
+class LaterWrites:
+    """Writes of a batch's fact work that no later fact depends on, made at the end in one statement:
+    entity upserts, each with the REFERENCE from its fact."""
+
+    entities: list[dict[str, Any]] = field(default_factory=list)
+
+
+FactWork = Callable[[GraphTx, LaterWrites], list[NodeText]]
+
+
 def vector_source(turn: Turn, span: tuple[int, int]) -> str | None:
     """The turn's Dialogue when the sentence around `span` is the whole turn: a fact or event drawn
     from it shares the turn's vector (see `NodeText.vector_of`) rather than embedding a near-copy."""
@@ -111,7 +122,7 @@ class Ingestor:
             # turns are applied in order, so a later value supersedes an earlier one within the batch.
             works = [work for item in ordered if (work := self._facts(namespace, item.turn, now, report))]
             if works:
-                to_index += self.graph.write_transaction(lambda tx: [node for work in works for node in work(tx)])
+                to_index += self.graph.write_transaction(lambda tx: self._write_facts(tx, namespace, works, now))
         with report.stage("temporal"):
             to_index += self._events(namespace, ordered, now, report)
         with report.stage("episodes"):
@@ -206,9 +217,18 @@ class Ingestor:
 
     # -- 2. facts and 4. inferences ------------------------------------------------------------------
 
-    def _facts(
-        self, namespace: str, turn: Turn, now: datetime, report: IngestReport
-    ) -> Callable[[GraphTx], list[NodeText]] | None:
+    @staticmethod
+    def _write_facts(tx: GraphTx, namespace: str, works: Sequence[FactWork], now: datetime) -> list[NodeText]:
+        """Run the turns' fact work in order (a later value supersedes an earlier one), then the
+        entities, which no fact statement reads, in one statement."""
+        later = LaterWrites()
+        written = [node for work in works for node in work(tx, later)]
+        if later.entities:
+            tx.run("ingest.upsert_entities", namespace=namespace, entities=later.entities,
+                   learned=relationship_properties(RelType.REFERENCE, 1.0, now))  # fmt: skip
+        return written
+
+    def _facts(self, namespace: str, turn: Turn, now: datetime, report: IngestReport) -> FactWork | None:
         """The turn's facts and inferences, extracted now, as work for the batch's write transaction."""
         facts = extract_facts(turn.text, turn.speaker)
         if not facts:
@@ -221,16 +241,17 @@ class Ingestor:
         dialogue = dialogue_id(turn.session_id, turn.turn_id)
         learned = relationship_properties(RelType.REFERENCE, 1.0, now)
 
-        def work(tx: GraphTx) -> list[NodeText]:
+        def work(tx: GraphTx, later: LaterWrites) -> list[NodeText]:
             written: list[NodeText] = []
             fact_ids: list[str] = []
             for fact in facts:
                 fact_id, text = self._write_fact(tx, namespace, turn, fact, dialogue, now, report)
                 fact_ids.append(fact_id)
                 written.append(NodeText(fact_id, NodeType.KNOWLEDGE.value, text, vector_source(turn, fact.span)))
-                for entity_id, entity_type, properties in self._entities(turn, fact, now):
-                    tx.run("ingest.upsert_entity", namespace=namespace, id=entity_id, type=entity_type,
-                           properties=properties, fact_id=fact_id, learned=learned)  # fmt: skip
+                later.entities += [
+                    {"id": entity_id, "type": entity_type, "properties": properties, "fact_id": fact_id}
+                    for entity_id, entity_type, properties in self._entities(turn, fact, now)
+                ]
             for inference in inferences:
                 premises = [fact_ids[i] for i in inference.premise_indexes]
                 inferred_id = f"knowledge:{stable_digest('inferred', inference.rule_id, *premises)}"
@@ -254,6 +275,8 @@ class Ingestor:
                 )
                 row = tx.run("ingest.upsert_fact", namespace=namespace, id=inferred_id, properties=properties,
                              turn_id=turn.turn_id, dialogue_id=dialogue, learned=learned)[0]  # fmt: skip
+                # Now, not later: a premise superseded further on in this batch finds its inferences
+                # through these edges.
                 create_links(
                     tx,
                     namespace,
