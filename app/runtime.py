@@ -13,6 +13,7 @@ import redis
 from app.domain.importance import ImportanceRules
 from app.embedding import Embedder
 from app.extract.inference import InferenceRules
+from app.extract.llm import LlmFactExtractor
 from app.memory.access import AccessLog
 from app.memory.forgetting import Forgetting
 from app.memory.hot_window import HotWindow
@@ -71,6 +72,15 @@ class Runtime:
         self.ingestor = Ingestor(self.graph, self.semantic, self.importance_rules, InferenceRules.load())
         self.recall = Recall(self.graph, self.vectors, self.embedder, self.hot_window, self.accesses, self.learning)
         self.neighbourhood = Neighbourhood(self.graph)
+        self.llm: LlmFactExtractor | None = None
+        if self.settings.llm_base_url:
+            api_key = self.settings.llm_api_key
+            self.llm = LlmFactExtractor(
+                self.settings.llm_base_url,
+                self.settings.llm_model,
+                api_key.get_secret_value() if api_key else None,
+                self.settings.llm_timeout_s,
+            )
 
     @classmethod
     def open(cls, settings: Settings, host_jobs: bool | None = None, embedder: Embedder | None = None) -> Runtime:
@@ -123,6 +133,8 @@ class Runtime:
         if self.jobs is not None:
             self.jobs.stop()
         self.recall.close()
+        if self.llm is not None:
+            self.llm.close()
         self.vectors.close()
         self.redis.close()
         self.graph.close()

@@ -54,6 +54,12 @@ class Settings(BaseSettings):
     # batch whose worker died waits before a restarted worker resumes it.
     task_visibility_timeout_s: int = Field(3600, alias="HIPPOGRAPH_TASK_VISIBILITY_TIMEOUT", ge=1)
 
+    # The optional LLM enricher: an OpenAI-compatible endpoint (".../v1"). Unset = rules only.
+    llm_base_url: str | None = Field(None, alias="HIPPOGRAPH_LLM_BASE_URL")
+    llm_api_key: SecretStr | None = Field(None, alias="HIPPOGRAPH_LLM_API_KEY")
+    llm_model: str = Field("gpt-4o-mini", alias="HIPPOGRAPH_LLM_MODEL")
+    llm_timeout_s: float = Field(30.0, alias="HIPPOGRAPH_LLM_TIMEOUT", gt=0)
+
     # Seconds a readiness probe waits for one engine before calling it down.
     readiness_timeout_s: float = Field(2.0, alias="HIPPOGRAPH_READINESS_TIMEOUT")
 

@@ -162,3 +162,12 @@ CALL (subject_key, events) {
   DELETE r
 }
 RETURN count(*) AS subjects
+
+// name: dialogue_turns
+// The turns behind Dialogue nodes, in order, for extractors that run after the tracks (the LLM enricher).
+UNWIND $ids AS id
+MATCH (d:Memory {namespace: $namespace, id: id})
+WHERE d:Dialogue
+RETURN d.session_id AS session_id, d.turn_id AS turn_id, d.speaker AS speaker, d.content AS text,
+       d.timestamp AS timestamp
+ORDER BY d.timestamp, d.seq

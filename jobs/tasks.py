@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 import neo4j.exceptions
 import redis.exceptions
 
+from app.domain.turns import dialogue_id
+from app.extract.llm import LlmUnavailable
 from app.memory.ingest import SequencedTurn
 from app.memory.learning import FlushReport
 from app.stores.hot import single_flight
@@ -95,7 +97,28 @@ def ingest_turns(namespace: str, turn_keys: list[str]) -> dict[str, Any]:
     batch = [SequencedTurn(turn, meta["seq"]) for turn, meta in stored]
     report = runtime.ingestor.ingest(namespace, batch, datetime.now(UTC))
     runtime.hot_window.ingested(namespace, [turn.key for turn, _ in stored])
+    if runtime.llm is not None and batch:  # after the rule tracks, and never in the write's way
+        enrich_turns.delay(namespace, [dialogue_id(item.turn.session_id, item.turn.turn_id) for item in batch])
     return asdict(report)
+
+
+@celery_app.task(
+    name="hippograph.enrich_turns",
+    autoretry_for=(*RETRYABLE, LlmUnavailable),
+    retry_backoff=5,
+    retry_backoff_max=300,
+    retry_jitter=True,
+    max_retries=3,
+)
+def enrich_turns(namespace: str, dialogue_ids: list[str]) -> dict[str, Any]:
+    """The optional LLM enricher: facts the rules missed, from turns whose tracks have run."""
+    runtime = current_runtime()
+    if runtime.llm is None:
+        return {"skipped": "no LLM configured"}
+    turns = runtime.ingestor.turns_of(namespace, dialogue_ids)
+    facts = runtime.llm.extract(turns)
+    report = runtime.ingestor.enrich(namespace, facts, datetime.now(UTC), runtime.llm.name)
+    return {"facts_found": len(facts), **asdict(report)}
 
 
 MAX_TURNS_PER_TASK = 1000

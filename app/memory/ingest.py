@@ -228,9 +228,47 @@ class Ingestor:
                    learned=relationship_properties(RelType.REFERENCE, 1.0, now))  # fmt: skip
         return written
 
+    def enrich(
+        self, namespace: str, facts: Sequence[tuple[Turn, FactMention]], now: datetime, extracted_by: str
+    ) -> IngestReport:
+        """Write facts an extractor other than the rules found (the LLM enricher) the way the fact
+        track writes its own: restated, new or superseding, with their inferences, entities and
+        vectors; each node records `extracted_by`. Idempotent like the tracks."""
+        report = IngestReport(turns=len({turn.key for turn, _ in facts}))
+        by_turn: dict[str, tuple[Turn, list[FactMention]]] = {}
+        for turn, fact in sorted(facts, key=lambda item: item[0].timestamp):
+            by_turn.setdefault(turn.key, (turn, []))[1].append(fact)
+        works = [
+            work
+            for turn, mentions in by_turn.values()
+            if (work := self._fact_work(namespace, turn, mentions, now, report, extracted_by))
+        ]
+        if works:
+            with report.stage("facts+inferences"):
+                written = self.graph.write_transaction(lambda tx: self._write_facts(tx, namespace, works, now))
+            with report.stage("embedding+semantic"):
+                report.semantic_edges = self.semantic.index(namespace, written, now)
+        return report
+
+    def turns_of(self, namespace: str, dialogue_ids: Sequence[str]) -> list[Turn]:
+        """The turns behind these Dialogue nodes, in time order (for extractors run after the tracks)."""
+        rows = self.graph.read("ingest.dialogue_turns", namespace=namespace, ids=list(dialogue_ids))
+        return [Turn(r["session_id"], r["turn_id"], r["speaker"], r["text"], r["timestamp"]) for r in rows]
+
     def _facts(self, namespace: str, turn: Turn, now: datetime, report: IngestReport) -> FactWork | None:
         """The turn's facts and inferences, extracted now, as work for the batch's write transaction."""
-        facts = extract_facts(turn.text, turn.speaker)
+        return self._fact_work(namespace, turn, extract_facts(turn.text, turn.speaker), now, report)
+
+    def _fact_work(
+        self,
+        namespace: str,
+        turn: Turn,
+        facts: Sequence[FactMention],
+        now: datetime,
+        report: IngestReport,
+        extracted_by: str | None = None,
+    ) -> FactWork | None:
+        """A turn's facts and their inferences as work for the batch's write transaction."""
         if not facts:
             return None
         times = find_time_expressions(turn.text, turn.timestamp)
@@ -245,7 +283,7 @@ class Ingestor:
             written: list[NodeText] = []
             fact_ids: list[str] = []
             for fact in facts:
-                fact_id, text = self._write_fact(tx, namespace, turn, fact, dialogue, now, report)
+                fact_id, text = self._write_fact(tx, namespace, turn, fact, dialogue, now, report, extracted_by)
                 fact_ids.append(fact_id)
                 written.append(NodeText(fact_id, NodeType.KNOWLEDGE.value, text, vector_source(turn, fact.span)))
                 later.entities += [
@@ -272,6 +310,7 @@ class Ingestor:
                     valid_to=inference.valid_to,
                     rule_id=inference.rule_id,
                     session_id=turn.session_id,
+                    extracted_by=extracted_by,
                 )
                 row = tx.run("ingest.upsert_fact", namespace=namespace, id=inferred_id, properties=properties,
                              turn_id=turn.turn_id, dialogue_id=dialogue, learned=learned)[0]  # fmt: skip
@@ -297,8 +336,10 @@ class Ingestor:
         dialogue: str,
         now: datetime,
         report: IngestReport,
+        extracted_by: str | None = None,
     ) -> tuple[str, str]:
-        """Create, restate or supersede; returns (fact id, text to embed)."""
+        """Create, restate or supersede; returns (fact id, text to embed). `extracted_by` names an
+        extractor other than the rules (stored on a node it creates)."""
         subject_key = normalize_name(fact.subject)
         value_key = normalize_name(fact.value)
         event_time = fact.event_time
@@ -332,6 +373,7 @@ class Ingestor:
             valid_from=turn.timestamp,
             event_time=event_time,
             session_id=turn.session_id,
+            extracted_by=extracted_by,
         )
         if current and current[0]["valid_from"] > turn.timestamp:
             # An older statement arriving late: it is history, already replaced by the current value.
