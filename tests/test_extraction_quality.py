@@ -36,13 +36,13 @@ def _load_evaluator() -> ModuleType:
 evaluator = _load_evaluator()
 
 # (category, language) -> (precision floor, recall floor).
-# Measured: facts en 0.812/0.388, zh 0.750/0.205, overall 0.788/0.293; times en 0.765/0.765,
+# Measured: facts en 0.818/0.403, zh 0.762/0.219, overall 0.796/0.307; times en 0.765/0.765,
 # zh 0.893/0.893, overall 0.823/0.823; supersessions en 1.000/0.300, zh 0.000/0.000, overall 1.000/0.158
 # (multi-valued slots never supersede).
 FLOORS: dict[tuple[str, str], tuple[float, float]] = {
-    ("facts", "en"): (0.75, 0.30),
+    ("facts", "en"): (0.75, 0.35),
     ("facts", "zh"): (0.70, 0.15),
-    ("facts", "overall"): (0.70, 0.20),
+    ("facts", "overall"): (0.70, 0.25),
     ("times", "en"): (0.70, 0.70),
     ("times", "zh"): (0.80, 0.80),
     ("times", "overall"): (0.75, 0.75),

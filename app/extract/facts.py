@@ -19,7 +19,8 @@ What the extractor does and does not do (the data file has the Chinese forms of 
 - Negation: a negation cue between the clause start and the value ("don't", "never", "no longer") or
   "anymore" anywhere in the clause drops the fact; nothing negative is stored for a positive slot ("I
   don't live in Berlin anymore" gives nothing). Negative rules (`dislikes`) state the negation
-  themselves. Questions (a question mark, "do you ...", question particles and words) give nothing.
+  themselves. Questions (a question mark, "do you ...", question particles and words) give nothing;
+  a question is told clause by clause, so a statement with a question tag keeps its statement.
 - Pets: "I have a dog named Rex" gives `pet` = "dog" and "<speaker>'s dog" `name` = "Rex", so the name
   lands where "my dog's name is Rex" puts it, and several pets do not overwrite one another's names.
 - Values are cut at clause boundaries and stops (time words, prepositions after places), stripped of
@@ -238,10 +239,15 @@ class FactPatterns:
         facts: list[FactMention] = []
         work = fold_width(text)
         for start, end in self._sentences(work):
-            if self._first(self.settings.questions, self._languages(work[start:end]), work, start, end):
-                continue
             carry: _Found | None = None
-            for clause in self._clauses(work, start, end):
+            clauses = list(self._clauses(work, start, end))
+            for index, clause in enumerate(clauses):
+                # A question is asked clause by clause, up to where the next clause starts (so the
+                # last one keeps its "?"): "I work at Acme now, did I tell you?" keeps its statement.
+                asked = work[clause[0] : clauses[index + 1][0] if index + 1 < len(clauses) else end]
+                if self._first(self.settings.questions, self._languages(asked), asked):
+                    carry = None
+                    continue
                 found, matched = self._read_clause(text, work, clause, speaker, None)
                 if not matched and carry is not None:
                     found, _ = self._read_clause(text, work, clause, speaker, carry)
