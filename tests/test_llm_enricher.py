@@ -122,7 +122,7 @@ def endpoint() -> Iterator[ScriptedEndpoint]:
 
 def test_the_client_sends_a_json_chat_request_and_reports_failures(endpoint: ScriptedEndpoint) -> None:
     extractor = LlmFactExtractor(endpoint.url, "test-model", api_key="secret", chunk=2)
-    turns = [*TURNS, Turn("s1", "t4", "Maya", "I'm driving a Subaru Outback now.", AT)]
+    turns = [*TURNS, Turn("s1", "t4", "Maya", "These days I get around in a Subaru Outback.", AT)]
     try:
         found = extractor.extract(turns)
     finally:
@@ -177,7 +177,7 @@ def test_the_enricher_adds_what_the_rules_missed_after_the_tracks(
             first = [{"session_id": "s1", "turn_id": "s1:1", "speaker": "Maya", "text": "My car is a Model Y.",
                       "timestamp": "2024-05-01T09:00:00+00:00"}]  # fmt: skip
             later = [{"session_id": "s2", "turn_id": "s2:1", "speaker": "Maya",
-                      "text": "I'm driving a Subaru Outback these days.",
+                      "text": "These days I get around in a Subaru Outback.",
                       "timestamp": "2024-06-01T09:00:00+00:00"}]  # fmt: skip
             assert api.post(f"/v1/namespaces/{namespace}/turns", json={"turns": first, "wait": True}).status_code == 200
             response = api.post(f"/v1/namespaces/{namespace}/turns", json={"turns": later, "wait": True})
