@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import neo4j.exceptions
 import redis.exceptions
 
+from app.api.schemas import MAX_TURNS_PER_BATCH
 from app.domain.turns import dialogue_id
 from app.extract.llm import LlmUnavailable
 from app.memory.ingest import SequencedTurn
@@ -121,9 +122,6 @@ def enrich_turns(namespace: str, dialogue_ids: list[str]) -> dict[str, Any]:
     return {"facts_found": len(facts), **asdict(report)}
 
 
-MAX_TURNS_PER_TASK = 1000
-
-
 def resume_pending_turns(runtime: Runtime) -> int:
     """Queue the write tracks again for every turn still pending, e.g. after the process that ran
     them died; returns how many turns were queued. Safe to repeat (the task is idempotent, and a
@@ -132,7 +130,7 @@ def resume_pending_turns(runtime: Runtime) -> int:
     queued = 0
     for namespace in runtime.namespaces.names():
         keys = runtime.hot_window.pending_keys(namespace)
-        for start in range(0, len(keys), MAX_TURNS_PER_TASK):
-            ingest_turns.delay(namespace, keys[start : start + MAX_TURNS_PER_TASK])
+        for start in range(0, len(keys), MAX_TURNS_PER_BATCH):
+            ingest_turns.delay(namespace, keys[start : start + MAX_TURNS_PER_BATCH])
         queued += len(keys)
     return queued

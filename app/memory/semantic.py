@@ -65,14 +65,15 @@ class SemanticIndexer:
         in_batch = {node.id for node in nodes}
         own = [node for node in nodes if node.vector_of not in in_batch]
         shared = [node for node in nodes if node.vector_of in in_batch]
-        vectors = self.embedder.embed([node.text for node in own])
+        vectors = self.store_vectors(namespace, own)
         by_id = {node.id: vector for node, vector in zip(own, vectors, strict=True)}
-        records = [VectorRecord(node.id, by_id[node.id], {"type": node.type}) for node in own]
-        records += [
-            VectorRecord(node.id, by_id[str(node.vector_of)], {"type": node.type, VECTOR_OF_KEY: node.vector_of})
-            for node in shared
-        ]
-        self.vectors.upsert(namespace, records)
+        self.vectors.upsert(
+            namespace,
+            [
+                VectorRecord(node.id, by_id[str(node.vector_of)], {"type": node.type, VECTOR_OF_KEY: node.vector_of})
+                for node in shared
+            ],
+        )
         links: list[dict[str, Any]] = []
         if self.linking.max_neighbours > 0:
             for node, vector in zip(own, vectors, strict=True):
