@@ -94,10 +94,9 @@ class Recall:
     def warm_up(self) -> None:
         """Plan the read queries once at start-up (planning the hot query takes about a second), so no
         user request pays for it (their parameters always have the same types: one plan each)."""
-        for query in ("what did I do last week", "?"):
-            parsed = parse_query(query, datetime.now(UTC), self.vocabulary)
-            rows = self._graph_seeds_and_spread(WARM_UP_NAMESPACE, parsed, [{"id": "x", "score": 1.0}])
-            self.graph.read("recall.cards", namespace=WARM_UP_NAMESPACE, ids=[row["id"] for row in rows] or ["x"])
+        parsed = parse_query("what did I do last week", datetime.now(UTC), self.vocabulary)
+        rows = self._graph_seeds_and_spread(WARM_UP_NAMESPACE, parsed, [])
+        self.graph.read("recall.cards", namespace=WARM_UP_NAMESPACE, ids=[row["id"] for row in rows] or [NO_MATCH])
 
     def recall(self, namespace: str, request: RecallRequest) -> RecallResult:
         start = time.perf_counter()
