@@ -19,6 +19,8 @@ COPY cypher cypher
 RUN pip install --no-deps -e . \
  && useradd --create-home hippograph && mkdir -p /data && chown hippograph /data
 USER hippograph
+# The embedding model's ONNX export (app/embedding_export.py), made once here instead of at first start.
+RUN python -m app.embedding_export
 ENV HIPPOGRAPH_DATA_DIR=/data
 EXPOSE 8000
 CMD ["python", "-m", "app"]

@@ -1,18 +1,24 @@
-"""Sentence embeddings from a local model directory; never downloads anything."""
+"""Sentence embeddings from a local sentence-transformers model folder; never downloads anything.
+
+The model runs in ONNX Runtime from an export made once per model (`app/embedding_export.py`
+explains why and checks the export against sentence-transformers).
+"""
 
 from __future__ import annotations
 
-import os
-import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
+import numpy as np
+import onnxruntime as ort
+from tokenizers import Tokenizer
+
+from app.embedding_export import EmbeddingModelError, ExportedModel, ensure_exported
 from app.settings import PACKAGED_MINILM, Settings
 
+__all__ = ["Embedder", "EmbeddingModelError", "OnnxEncoder", "resolve_model_path"]
 
-class EmbeddingModelError(RuntimeError):
-    pass
+BATCH_SIZE = 16  # texts per inference (sorted by length first); 16 beat 64 here (less padding)
 
 
 def resolve_model_path(name_or_path: str) -> Path:
@@ -30,34 +36,67 @@ def resolve_model_path(name_or_path: str) -> Path:
     return path
 
 
+class OnnxEncoder:
+    """Tokenize, run the exported transformer, pool and normalize, as sentence-transformers does."""
+
+    def __init__(self, exported: ExportedModel, threads: int = 0) -> None:
+        self.exported = exported
+        self.tokenizer = Tokenizer.from_file(str(exported.tokenizer_path))
+        self.tokenizer.no_padding()  # padded here per batch, to the batch's longest text
+        self.tokenizer.enable_truncation(exported.max_seq_length)
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads  # 0 = one per physical core
+        # No busy-waiting between operators: on 2 cores a spinning thread steals the CPU that
+        # Neo4j needs for the hot path running beside the query embedding.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        self.session = ort.InferenceSession(str(exported.onnx_path), options, providers=["CPUExecutionProvider"])
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit vectors, one row per text, in order. ONNX Runtime sessions are thread-safe."""
+        prepared = [text.strip().lower() if self.exported.do_lower_case else text.strip() for text in texts]
+        encodings = self.tokenizer.encode_batch(prepared)
+        vectors = np.zeros((len(texts), self.exported.dimension), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+        for start in range(0, len(order), BATCH_SIZE):
+            rows = order[start : start + BATCH_SIZE]
+            width = max(len(encodings[i].ids) for i in rows)
+            ids = np.zeros((len(rows), width), dtype=np.int64)
+            mask = np.zeros((len(rows), width), dtype=np.int64)
+            types = np.zeros((len(rows), width), dtype=np.int64)
+            for row, index in enumerate(rows):
+                encoding = encodings[index]
+                ids[row, : len(encoding.ids)] = encoding.ids
+                mask[row, : len(encoding.ids)] = 1
+                types[row, : len(encoding.ids)] = encoding.type_ids
+            inputs = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+            hidden = self.session.run(None, {name: inputs[name] for name in self.exported.input_names})[0]
+            vectors[rows] = _pool(hidden, mask, self.exported.pooling)
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return vectors / np.clip(norms, 1e-12, None)
+
+
+def _pool(hidden: np.ndarray, mask: np.ndarray, pooling: str) -> np.ndarray:
+    if pooling == "cls":
+        return hidden[:, 0]
+    weights = mask[..., None].astype(np.float32)
+    if pooling == "max":
+        return np.where(weights > 0, hidden, -1e9).max(axis=1)
+    return (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+
+
 class Embedder:
     """Normalized embeddings, so a dot product is the cosine similarity."""
 
-    def __init__(self, model_path: Path, batch_size: int = 64) -> None:
-        # Set before the import: huggingface_hub reads these when it is first imported.
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-        from sentence_transformers import SentenceTransformer
-
+    def __init__(self, model_path: Path, cache_dir: Path) -> None:
         self.model_path = model_path
-        self.batch_size = batch_size
-        self._model: Any = SentenceTransformer(str(model_path), device="cpu")
-        dimension = self._model.get_embedding_dimension()
-        if not dimension:
-            raise EmbeddingModelError(f"{model_path} does not declare its embedding dimension")
-        self.dimension: int = int(dimension)
-        # One inference at a time: concurrent encodes on a 2-core machine only fight for the cores.
-        self._lock = threading.Lock()
+        self.encoder = OnnxEncoder(ensure_exported(model_path, cache_dir))
+        self.dimension: int = self.encoder.exported.dimension
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Embedder:
-        return cls(resolve_model_path(settings.embedding_model))
+        return cls(resolve_model_path(settings.embedding_model), settings.model_cache_dir)
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
             return []
-        with self._lock:
-            vectors = self._model.encode(
-                list(texts), batch_size=self.batch_size, normalize_embeddings=True, show_progress_bar=False
-            )
-        return [[float(x) for x in row] for row in vectors]
+        return self.encoder.encode(texts).tolist()

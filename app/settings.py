@@ -35,6 +35,8 @@ class Settings(BaseSettings):
 
     # A model directory, or the name of the model the project ships as a package.
     embedding_model: str = Field(PACKAGED_MINILM, alias="EMBEDDING_MODEL")
+    # Where the model's ONNX export is kept (app/embedding_export.py); default ~/.cache/hippograph/models.
+    model_cache: Path | None = Field(None, alias="HIPPOGRAPH_MODEL_CACHE")
 
     data_dir: Path = Field(Path("data"), alias="HIPPOGRAPH_DATA_DIR")
     host: str = Field("0.0.0.0", alias="HIPPOGRAPH_HOST")
@@ -71,6 +73,10 @@ class Settings(BaseSettings):
     @property
     def vector_dir(self) -> Path:
         return self.qdrant_path or self.data_dir / "vectors"
+
+    @property
+    def model_cache_dir(self) -> Path:
+        return self.model_cache or Path.home() / ".cache" / "hippograph" / "models"
 
     @property
     def neo4j_auth(self) -> tuple[str, str] | None:

@@ -158,10 +158,10 @@ def settings(services: Services, tmp_path: Path):  # type: ignore[no-untyped-def
 
 @pytest.fixture(scope="session")
 def embedder():  # type: ignore[no-untyped-def]
-    from app.embedding import Embedder, resolve_model_path
-    from app.settings import PACKAGED_MINILM
+    from app.embedding import Embedder
+    from app.settings import Settings
 
-    return Embedder(resolve_model_path(PACKAGED_MINILM))
+    return Embedder.from_settings(Settings())
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ def test_defaults_point_at_local_engines_and_embedded_vectors() -> None:
     assert settings.embedded_vectors is True
     assert settings.vector_dir == Path("data") / "vectors"
     assert settings.neo4j_auth is None  # empty password: the local server runs without auth
+    assert settings.model_cache_dir == Path.home() / ".cache" / "hippograph" / "models"
 
 
 def test_environment_is_read_by_the_documented_names(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -27,7 +28,9 @@ def test_environment_is_read_by_the_documented_names(monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("HIPPOGRAPH_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("HIPPOGRAPH_PORT", "9123")
     monkeypatch.setenv("HIPPOGRAPH_ADMIN_KEY", "admin-key")
+    monkeypatch.setenv("HIPPOGRAPH_MODEL_CACHE", str(tmp_path / "models"))
     settings = Settings()
+    assert settings.model_cache_dir == tmp_path / "models"
     assert settings.neo4j_auth == ("alice", "s3cret")
     assert settings.neo4j_port == 7699
     assert settings.redis_port == 6390

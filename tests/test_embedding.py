@@ -1,0 +1,90 @@
+"""The ONNX Runtime embedder against sentence-transformers itself (the reference), and its export cache."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from app.embedding import Embedder, EmbeddingModelError, resolve_model_path
+from app.embedding_export import ensure_exported, export_folder
+from app.settings import PACKAGED_MINILM
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+TEXTS = [
+    "What car does Alice drive?",
+    "我上周五去了北京，和朋友一起吃了烤鸭。",
+    "  ok  ",
+    "I moved to Berlin last March; my sister Anna still lives in Munich and visits every other weekend. " * 12,
+    "混合 text: 我的车是 Model Y, and I like it.",
+]
+
+
+def reference(model_path: Path, texts: list[str]) -> np.ndarray:
+    from sentence_transformers import SentenceTransformer
+
+    model = SentenceTransformer(str(model_path), device="cpu")
+    return np.asarray(model.encode(texts, normalize_embeddings=True, convert_to_numpy=True))
+
+
+def test_embeds_what_sentence_transformers_embeds(embedder: Embedder) -> None:
+    vectors = np.asarray(embedder.embed(TEXTS))
+    expected = reference(embedder.model_path, TEXTS)
+    assert vectors.shape == (len(TEXTS), 384)
+    assert np.abs(vectors - expected).max() < 1e-4  # long text truncated at the model's 256 tokens as well
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    # Order is kept although texts are batched by length; one text alone embeds the same.
+    single = np.asarray(embedder.embed([TEXTS[1]]))[0]
+    assert float(single @ vectors[1]) > 0.99999
+    assert embedder.embed([]) == []
+
+
+def test_export_is_cached_and_redone_for_a_changed_model(tmp_path: Path) -> None:
+    model = tmp_path / "minilm"
+    shutil.copytree(resolve_model_path(PACKAGED_MINILM), model)
+    cache = tmp_path / "cache"
+    first = ensure_exported(model, cache)
+    made = first.onnx_path.stat().st_mtime_ns
+    again = ensure_exported(model, cache)
+    assert again.folder == first.folder and again.onnx_path.stat().st_mtime_ns == made
+    assert [p.name for p in cache.iterdir()] == [first.folder.name]  # no staging folder left behind
+
+    (model / "README.md").write_text("changed")
+    assert export_folder(model, cache) != first.folder
+
+
+@pytest.mark.parametrize("mode", ["cls", "max"])
+def test_other_pooling_modes_match_sentence_transformers(tmp_path: Path, mode: str) -> None:
+    model = tmp_path / "model"
+    shutil.copytree(resolve_model_path(PACKAGED_MINILM), model)
+    config_path = model / "1_Pooling" / "config.json"
+    config = json.loads(config_path.read_text())
+    config["pooling_mode_mean_tokens"] = False
+    config[{"cls": "pooling_mode_cls_token", "max": "pooling_mode_max_tokens"}[mode]] = True
+    config_path.write_text(json.dumps(config))
+
+    embedder = Embedder(model, tmp_path / "cache")
+    assert embedder.encoder.exported.pooling == mode
+    vectors = np.asarray(embedder.embed(TEXTS))
+    assert np.abs(vectors - reference(model, TEXTS)).max() < 1e-4
+
+
+def test_unsupported_pooling_is_refused_by_name(tmp_path: Path) -> None:
+    model = tmp_path / "model"
+    shutil.copytree(resolve_model_path(PACKAGED_MINILM), model)
+    config_path = model / "1_Pooling" / "config.json"
+    config = json.loads(config_path.read_text()) | {"pooling_mode_max_tokens": True}  # mean + max concatenated
+    config_path.write_text(json.dumps(config))
+    with pytest.raises(EmbeddingModelError, match="pooling"):
+        Embedder(model, tmp_path / "cache")
+    assert not (tmp_path / "cache").exists() or not any((tmp_path / "cache").iterdir())
+
+
+def test_a_missing_model_folder_is_named(tmp_path: Path) -> None:
+    with pytest.raises(EmbeddingModelError, match="EMBEDDING_MODEL"):
+        resolve_model_path(str(tmp_path / "nowhere"))
