@@ -13,7 +13,8 @@
 // more than $max_fanout relationships (a speaker, a common concept) are reached but not expanded
 // through: they would pass the same activation to everything. Soft-forgotten nodes
 // (activation < $alive) are neither seeds nor reached. Returns one row per node with its seed parts,
-// its spread activation (from the stages, not its own seed score) and how many seeds it neighbours.
+// its spread activation (from the stages, not its own seed score), how many seeds it neighbours and
+// its card fields (so fusion needs no second read for them).
 // `replan=skip`: the plan is index seeks whatever the data, and re-planning this query as a
 // namespace grows costs about a second each time.
 CYPHER replan=skip
@@ -112,25 +113,31 @@ CALL (level0, reached_levels) {
                                           seeds_reaching: s.seeds_reaching}] AS e
   WITH e.node AS n, max(e.text) AS text, max(e.entity) AS entity, max(e.hot) AS hot,
        max(coalesce(e.spread, 0.0)) AS spread, max(coalesce(e.seeds_reaching, 0)) AS seeds_reaching
-  RETURN n.id AS id, text, entity, hot, spread, seeds_reaching
+  RETURN n, text, entity, hot, spread, seeds_reaching
   ORDER BY CASE WHEN text + entity + hot > spread THEN text + entity + hot ELSE spread END DESC
   LIMIT $result_limit
 }
-RETURN id, text, entity, hot, spread, seeds_reaching, expanded, size(level0) AS seeds
+RETURN text, entity, hot, spread, seeds_reaching, expanded, size(level0) AS seeds,
+// include: card
 
-// name: cards
-// What a memory card shows (and what fusion ranks by) for the candidate nodes; no full content.
-// Times come back as ISO 8601 strings in `times` (parsed by the caller): the driver's DateTime
-// values cost ~20 us each to decode, which was half the time of this query.
-CYPHER replan=skip
-UNWIND $ids AS id
-MATCH (n:Memory {namespace: $namespace, id: id})
-RETURN n.id AS id, [label IN labels(n) WHERE label <> 'Memory'][0] AS type,
+// fragment: card
+// What a memory card shows (and what fusion ranks by) for node `n`; no full content. Times come
+// back as ISO 8601 strings in `times` (parsed by the caller): the driver's DateTime values cost
+// ~20 us each to decode, which was half the time of reading the cards.
+       n.id AS id, [label IN labels(n) WHERE label <> 'Memory'][0] AS type,
        n {.label, .summary, .confidence, .source, .agent_id, .source_turn_ids, .superseded_by, .withdrawn,
           .session_id, .subject_key, .slot, .value_key} AS node,
        {timestamp: toString(n.timestamp), event_time: toString(n.event_time), event_end: toString(n.event_end),
         valid_from: toString(n.valid_from), valid_to: toString(n.valid_to), started_at: toString(n.started_at),
         ended_at: toString(n.ended_at), created_at: toString(n.created_at)} AS times
+
+// name: cards
+// The cards of the given nodes (the cold path's hits; the hot query returns its own).
+CYPHER replan=skip
+UNWIND $ids AS id
+MATCH (n:Memory {namespace: $namespace, id: id})
+RETURN
+// include: card
 
 // name: related
 // A node's neighbourhood up to $depth (<= 3) hops in both directions, nearest and strongest first.

@@ -30,6 +30,21 @@ def test_duplicate_and_empty_queries_are_refused(tmp_path: Path) -> None:
         CypherQueries.load(tmp_path)
 
 
+def test_fragments_are_included_where_named_and_are_not_queries(tmp_path: Path) -> None:
+    (tmp_path / "f.cypher").write_text(
+        "// name: one\nMATCH (n)\nRETURN\n  // include: fields\n\n"
+        "// fragment: fields\n// the shared part\nn.id AS id, n.name AS name\n\n"
+        "// name: two\nUNWIND $ids AS id MATCH (n {id: id})\nRETURN\n// include: fields\n"
+    )
+    queries = CypherQueries.load(tmp_path)
+    assert queries.names() == ["f.one", "f.two"]
+    assert queries["f.one"] == "MATCH (n)\nRETURN\nn.id AS id, n.name AS name"
+    assert queries["f.two"].endswith("RETURN\nn.id AS id, n.name AS name")
+    (tmp_path / "f.cypher").write_text("// name: one\nRETURN\n// include: missing\n")
+    with pytest.raises(ValueError, match="includes unknown fragment missing"):
+        CypherQueries.load(tmp_path)
+
+
 def test_project_queries_never_format_values_into_text() -> None:
     queries = CypherQueries.load(CYPHER_DIR)
     assert "health.ping" in queries.names()

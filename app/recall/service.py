@@ -95,8 +95,8 @@ class Recall:
         """Plan the read queries once at start-up (planning the hot query takes about a second), so no
         user request pays for it (their parameters always have the same types: one plan each)."""
         parsed = parse_query("what did I do last week", datetime.now(UTC), self.vocabulary)
-        rows = self._graph_seeds_and_spread(WARM_UP_NAMESPACE, parsed, [])
-        self.graph.read("recall.cards", namespace=WARM_UP_NAMESPACE, ids=[row["id"] for row in rows] or [NO_MATCH])
+        self._graph_seeds_and_spread(WARM_UP_NAMESPACE, parsed, [])
+        self._cards(WARM_UP_NAMESPACE, [])
 
     def recall(self, namespace: str, request: RecallRequest) -> RecallResult:
         start = time.perf_counter()
@@ -107,7 +107,7 @@ class Recall:
         cold, cold_ms = cold_future.result()
 
         fusion_start = time.perf_counter()
-        candidates = self._candidates(namespace, hot, cold, pending_turns, focus_session, request.agent_id)
+        candidates = self._candidates(hot, cold, pending_turns, focus_session, request.agent_id)
         ranked = rank(
             candidates.values(),
             mode=request.mode,
@@ -189,26 +189,30 @@ class Recall:
 
     # -- cold path ---------------------------------------------------------------------------
 
-    def _cold(self, namespace: str, parsed: ParsedQuery) -> dict[str, float]:
+    def _cold(self, namespace: str, parsed: ParsedQuery) -> tuple[dict[str, float], list[dict[str, Any]]]:
+        """Vector hits and their cards (read here, while the hot query still runs)."""
         vector = self.embedder.embed([parsed.text])[0]
         hits = self.vectors.search(namespace, vector, limit=self.spreading.cold_limit)
         # Only the order counts: fusion turns these cosines into rank scores.
-        return {hit.node_id: max(0.0, hit.score) for hit in hits} if any(hit.score > 0 for hit in hits) else {}
+        scores = {hit.node_id: max(0.0, hit.score) for hit in hits} if any(hit.score > 0 for hit in hits) else {}
+        return scores, self._cards(namespace, list(scores))
+
+    def _cards(self, namespace: str, ids: list[str]) -> list[dict[str, Any]]:
+        return self.graph.read("recall.cards", namespace=namespace, ids=ids or [NO_MATCH])
 
     # -- fusion inputs -----------------------------------------------------------------------
 
+    @staticmethod
     def _candidates(
-        self,
-        namespace: str,
         hot: list[dict[str, Any]],
-        cold: dict[str, float],
+        cold: tuple[dict[str, float], list[dict[str, Any]]],
         pending_turns: dict[str, tuple[dict[str, Any], float]],
         focus_session: str | None,
         agent_id: str | None,
     ) -> dict[str, Candidate]:
-        ids = list(dict.fromkeys([row["id"] for row in hot] + list(cold)))
-        cards = self.graph.read("recall.cards", namespace=namespace, ids=ids or [NO_MATCH])
-        nodes = {row["id"]: row for row in cards}
+        """Hot rows and cold cards (both carry the card fields) plus pending hot-window turns."""
+        cold_scores, cold_cards = cold
+        nodes = {row["id"]: row for row in [*cold_cards, *hot]}
         candidates: dict[str, Candidate] = {}
         for node_id, (turn_node, hot_score) in pending_turns.items():
             if node_id not in nodes:
@@ -221,7 +225,7 @@ class Recall:
             if candidate is not None:
                 candidate.text, candidate.entity, candidate.hot = row["text"], row["entity"], row["hot"]
                 candidate.spread, candidate.seeds_reaching = row["spread"], row["seeds_reaching"]
-        for node_id, score in cold.items():
+        for node_id, score in cold_scores.items():
             if node_id in candidates:
                 candidates[node_id].vector = score
         for candidate in candidates.values():

@@ -1,8 +1,12 @@
 """Named Cypher queries loaded from `cypher/*.cypher`.
 
 File format: each query starts with a `// name: <query>` line; comment lines after it document it;
-the query runs until the next `// name:` line. A query's full name is `<file stem>.<query>`, e.g.
-`health.ping`. Queries are parameterized; no value is ever formatted into their text.
+the query runs until the next `// name:` (or `// fragment:`) line. A query's full name is
+`<file stem>.<query>`, e.g. `health.ping`. Queries are parameterized; no value is ever formatted
+into their text.
+
+A `// fragment: <name>` block is a piece of Cypher that several queries of the same file share (so
+it has one copy); a line `// include: <name>` in a query stands for it. Fragments are not queries.
 """
 
 from __future__ import annotations
@@ -11,7 +15,8 @@ import re
 from pathlib import Path
 
 CYPHER_DIR = Path(__file__).resolve().parents[2] / "cypher"
-_HEADER = re.compile(r"^//\s*name:\s*([A-Za-z_][A-Za-z0-9_]*)\s*$")
+_HEADER = re.compile(r"^//\s*(name|fragment):\s*([A-Za-z_][A-Za-z0-9_]*)\s*$")
+_INCLUDE = re.compile(r"^\s*//\s*include:\s*([A-Za-z_][A-Za-z0-9_]*)\s*$")
 
 
 class UnknownQueryError(KeyError):
@@ -46,23 +51,33 @@ class CypherQueries:
 
 
 def _parse(source: str) -> list[tuple[str, str]]:
-    parsed: list[tuple[str, str]] = []
-    name: str | None = None
-    body: list[str] = []
-
-    def close() -> None:
-        if name is not None:
-            text = "\n".join(line for line in body if not line.lstrip().startswith("//")).strip()
-            if not text:
-                raise ValueError(f"query {name} is empty")
-            parsed.append((name, text.rstrip(";").strip()))
-
+    blocks: list[tuple[str, str, list[str]]] = []  # (kind, name, lines)
     for line in source.splitlines():
         match = _HEADER.match(line.strip())
         if match:
-            close()
-            name, body = match.group(1), []
-        elif name is not None:
-            body.append(line)
-    close()
+            blocks.append((match.group(1), match.group(2), []))
+        elif blocks:
+            blocks[-1][2].append(line)
+    fragments = {name: lines for kind, name, lines in blocks if kind == "fragment"}
+
+    def expand(name: str, lines: list[str]) -> list[str]:
+        expanded: list[str] = []
+        for line in lines:
+            include = _INCLUDE.match(line)
+            if include is None:
+                expanded.append(line)
+            elif include.group(1) in fragments:
+                expanded.extend(fragments[include.group(1)])
+            else:
+                raise ValueError(f"query {name} includes unknown fragment {include.group(1)}")
+        return expanded
+
+    parsed: list[tuple[str, str]] = []
+    for kind, name, lines in blocks:
+        if kind == "fragment":
+            continue
+        text = "\n".join(line for line in expand(name, lines) if not line.lstrip().startswith("//")).strip()
+        if not text:
+            raise ValueError(f"query {name} is empty")
+        parsed.append((name, text.rstrip(";").strip()))
     return parsed
