@@ -33,10 +33,27 @@ CALL () {
   RETURN collect({node: e, score: 1.0}) AS entity_hits
 }
 CALL () {
-  MATCH (k:Memory {namespace: $namespace})
-  USING INDEX k:Memory(namespace, slot)
-  WHERE k.slot IN $slot_keys AND k.activation >= $alive
-  WITH k, CASE WHEN k.subject_key IN $entity_keys OR k.value_key IN $entity_keys THEN 1.0 ELSE $slot_only END AS score
+  // Facts about an entity the query names, in a slot it names ("What car does Alice drive?").
+  MATCH (k:Memory)
+  USING INDEX k:Memory(namespace, subject_key, slot)
+  WHERE k.namespace = $namespace AND k.subject_key IN $entity_keys AND k.slot IN $slot_keys AND k.activation >= $alive
+  WITH k ORDER BY k.valid_from DESC LIMIT $text_limit
+  RETURN collect({node: k, score: 1.0}) AS subject_hits
+}
+CALL () {
+  // The newest facts of each slot the query names, whoever they are about: read newest first from
+  // the index (the range on valid_from and ordering by all its fields let it provide the order),
+  // so a slot with thousands of facts costs $text_limit reads. A named value scores as a named subject.
+  UNWIND $slot_keys AS slot
+  CALL (slot) {
+    MATCH (k:Memory)
+    USING INDEX k:Memory(namespace, slot, valid_from)
+    WHERE k.namespace = $namespace AND k.slot = slot AND k.valid_from > $epoch
+    WITH k ORDER BY k.namespace DESC, k.slot DESC, k.valid_from DESC LIMIT $text_limit
+    RETURN k
+  }
+  WITH k WHERE k.activation >= $alive
+  WITH k, CASE WHEN k.value_key IN $entity_keys THEN 1.0 ELSE $slot_only END AS score
   ORDER BY score DESC, k.valid_from DESC
   LIMIT $text_limit
   RETURN collect({node: k, score: score}) AS slot_hits
@@ -55,7 +72,7 @@ CALL () {
   WHERE d.activation >= $alive
   RETURN collect({node: d, score: h.score}) AS hot_hits
 }
-WITH text_hits, entity_hits + slot_hits + event_hits AS entity_hits, hot_hits,
+WITH text_hits, entity_hits + subject_hits + slot_hits + event_hits AS entity_hits, hot_hits,
      reduce(top = 0.0, h IN text_hits | CASE WHEN h.score > top THEN h.score ELSE top END) AS top
 WITH [h IN text_hits | {node: h.node, text: h.score / top, entity: 0.0, hot: 0.0}]
      + [h IN entity_hits | {node: h.node, text: 0.0, entity: h.score, hot: 0.0}]

@@ -23,7 +23,8 @@ Starts its own Neo4j (2 GB heap, 2 GB page cache) and Redis on separate ports un
 4. Fills the Redis hot window with the newest turns (as the turns API would have left it), and
    builds the vector index as the `hippograph.optimize_vectors` job of a running service would.
 5. Serves the API (uvicorn in this process, no background jobs, so no decay or flush lands in the
-   measurement) and posts --warmup, then --queries recall requests one at a time:
+   measurement) and posts, from a separate client process (a client in the server's process would
+   share its interpreter lock), --warmup, then --queries recall requests one at a time:
    facts ("What car does Alice drive?"), entity names, time expressions ("last week", "上周"),
    topics, about a quarter in Chinese. Reports client wall time p50/p95/p99, the server's hot/cold
    split, the nodes spreading activation expanded and the seeds, as Markdown tables.
@@ -40,6 +41,7 @@ import argparse
 import itertools
 import json
 import math
+import multiprocessing
 import os
 import random
 import resource
@@ -48,6 +50,7 @@ import sys
 import time
 from collections import Counter, deque
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
@@ -730,7 +733,21 @@ def percentile(values: Sequence[float], q: float) -> float:
     return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
 
 
-def measure(client: httpx.Client, queries: list[tuple[str, str]], warmup: int, now: datetime) -> list[Sample] | None:
+def measure(base_url: str, queries: list[tuple[str, str]], warmup: int, now: datetime) -> list[Sample] | None:
+    """Post the queries one at a time from a separate process, as a real client would: a client in
+    the server's own process shares its interpreter lock and adds its work to every request."""
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        return pool.submit(measure_from_client, base_url, queries, warmup, now).result()
+
+
+def measure_from_client(
+    base_url: str, queries: list[tuple[str, str]], warmup: int, now: datetime
+) -> list[Sample] | None:
+    with httpx.Client(base_url=base_url, timeout=600.0) as client:
+        return _samples(client, queries, warmup, now)
+
+
+def _samples(client: httpx.Client, queries: list[tuple[str, str]], warmup: int, now: datetime) -> list[Sample] | None:
     samples: list[Sample] = []
     for index, (kind, query) in enumerate(queries):
         body = {"query": query, "top_k": 10, "now": now.isoformat()}
@@ -904,7 +921,7 @@ def run(runtime: Runtime, args: argparse.Namespace) -> None:
         queries = recall_queries(world, args.warmup + args.queries, args.seed)
         print(f"\nrecall: {args.warmup} warm-up + {args.queries} measured, now = {now.isoformat()}", flush=True)
         load_before = os.getloadavg()[0]
-        samples = measure(client, queries, args.warmup, now)
+        samples = measure(str(client.base_url), queries, args.warmup, now)
         machine = (
             f"1-min load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after ({os.cpu_count()} cores)"
         )

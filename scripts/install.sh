@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install everything Hippograph needs on a fresh machine: the Python environment (.venv), Debian's
-# redis-server, and the Neo4j server jars from Maven Central. Safe to re-run: each step is skipped
-# when already done.
+# redis-server, the Neo4j server jars from Maven Central and the embedding model's ONNX export.
+# Safe to re-run: each step is skipped when already done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,3 +30,6 @@ fi
 
 # 3. The Neo4j server jars (cached in .cache/neo4j/<version>/lib).
 .venv/bin/python scripts/neo4j_local.py fetch
+
+# 4. The embedding model's ONNX export (HIPPOGRAPH_MODEL_CACHE; a no-op when it is there already).
+.venv/bin/python -m app.embedding_export >/dev/null

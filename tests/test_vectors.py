@@ -50,6 +50,21 @@ def test_upsert_then_search_finds_the_semantic_neighbour(store: VectorStore, emb
     assert store.count(namespace) == 3
 
 
+def test_search_many_answers_each_vector_in_order_within_the_namespace(
+    store: VectorStore, embedder, namespace: str
+) -> None:
+    store.upsert(namespace, _records(embedder, ["tea", "car", "berlin"]))
+    store.upsert(f"{namespace}-other", _records(embedder, ["tea"]))
+    queries = embedder.embed(["which car do I drive", "What do I drink for breakfast?"])
+    found = store.search_many(namespace, queries, limit=2)
+    assert [[h.node_id for h in hits][0] for hits in found] == ["knowledge:car", "knowledge:tea"]
+    assert all(h.payload["namespace"] == namespace for hits in found for h in hits)
+    assert [[h.node_id for h in hits] for hits in found] == [
+        [h.node_id for h in store.search(namespace, query, limit=2)] for query in queries
+    ]
+    assert store.search_many(namespace, [], limit=2) == []
+
+
 def test_namespaces_never_see_each_other(store: VectorStore, embedder, namespace: str) -> None:
     other = f"{namespace}-other"
     store.upsert(namespace, _records(embedder, ["tea"]))

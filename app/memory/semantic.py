@@ -76,9 +76,9 @@ class SemanticIndexer:
         )
         links: list[dict[str, Any]] = []
         if self.linking.max_neighbours > 0:
-            for node, vector in zip(own, vectors, strict=True):
-                # Room for the nodes sharing a vector with each neighbour (a turn's fact and event).
-                hits = self.vectors.search(namespace, vector, limit=4 * (self.linking.max_neighbours + 1))
+            # Room for the nodes sharing a vector with each neighbour (a turn's fact and event).
+            found = self.vectors.search_many(namespace, vectors, limit=4 * (self.linking.max_neighbours + 1))
+            for node, hits in zip(own, found, strict=True):
                 close = [
                     h
                     for h in hits

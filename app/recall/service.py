@@ -23,7 +23,8 @@ from app.recall.query import ParsedQuery, SlotVocabulary, lucene_query, parse_qu
 from app.stores.graph import GraphStore, parse_datetime
 from app.stores.vectors import VectorStore
 
-NO_WINDOW = datetime(1970, 1, 1, tzinfo=UTC)
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+NO_WINDOW = EPOCH  # the window parameters of a query that names no time
 NO_MATCH = "\u0000"  # no id, name key or slot is ever this
 # Not a valid namespace name (it has a space), so the warm-up can never read real data.
 WARM_UP_NAMESPACE = "warm up"
@@ -47,8 +48,8 @@ class SpreadingSettings:
     hop_decay: float = 0.5
     min_activation: float = 0.05
     max_fanout: int = 64  # nodes with more relationships are reached but not expanded through
-    cap: int = 200  # nodes kept per stage (bounds the cost on dense graphs)
-    result_limit: int = 100  # hot-path nodes handed to fusion
+    cap: int = 100  # nodes kept per stage (bounds the cost on dense graphs)
+    result_limit: int = 50  # hot-path nodes handed to fusion
     text_limit: int = 50  # full-text / slot / time-window seeds fetched
     seed_limit: int = 60  # seeds spreading activation starts from
     hot_limit: int = 10  # hot-window seeds
@@ -174,6 +175,7 @@ class Recall:
             has_window=parsed.window is not None,
             window_start=parsed.window[0] if parsed.window else NO_WINDOW,
             window_end=parsed.window[1] if parsed.window else NO_WINDOW,
+            epoch=EPOCH,  # every fact's valid_from is later (the slot seeds' index range)
             max_depth=s.max_depth,
             hop_decay=s.hop_decay,
             min_activation=s.min_activation,

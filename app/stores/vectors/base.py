@@ -63,10 +63,17 @@ class VectorStore(ABC):
     @abstractmethod
     def upsert(self, namespace: str, records: Sequence[VectorRecord]) -> None: ...
 
-    @abstractmethod
     def search(
         self, namespace: str, vector: Sequence[float], limit: int, match: PayloadMatch | None = None
-    ) -> list[VectorHit]: ...
+    ) -> list[VectorHit]:
+        return self.search_many(namespace, [vector], limit, match)[0]
+
+    @abstractmethod
+    def search_many(
+        self, namespace: str, vectors: Sequence[Sequence[float]], limit: int, match: PayloadMatch | None = None
+    ) -> list[list[VectorHit]]:
+        """The hits of each vector, in order, from one call to the engine (the write path searches
+        the neighbours of a whole batch at once)."""
 
     @abstractmethod
     def delete(self, namespace: str, node_ids: Sequence[str]) -> None: ...

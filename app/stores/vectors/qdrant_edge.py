@@ -66,22 +66,30 @@ class EdgeVectorStore(VectorStore):
         ]
         self.shard.update(edge.UpdateOperation.upsert_points(points))
 
-    def search(
-        self, namespace: str, vector: Sequence[float], limit: int, match: PayloadMatch | None = None
-    ) -> list[VectorHit]:
-        points = self.shard.query(
+    def search_many(
+        self, namespace: str, vectors: Sequence[Sequence[float]], limit: int, match: PayloadMatch | None = None
+    ) -> list[list[VectorHit]]:
+        if not vectors:
+            return []
+        where = _filter(namespace, match)
+        params = edge.SearchParams(hnsw_ef=_SEARCH_EF)
+        requests = [
             edge.QueryRequest(
                 limit=limit,
                 query=edge.Query.Nearest([float(x) for x in vector], using=_VECTOR_NAME),
-                filter=_filter(namespace, match),
+                filter=where,
                 with_payload=True,
-                params=edge.SearchParams(hnsw_ef=_SEARCH_EF),
+                params=params,
             )
-        )
+            for vector in vectors
+        ]
         return [
-            VectorHit(node_id=str(p.payload[NODE_ID_KEY]), score=float(p.score), payload=dict(p.payload))
-            for p in points
-            if p.payload
+            [
+                VectorHit(node_id=str(p.payload[NODE_ID_KEY]), score=float(p.score), payload=dict(p.payload))
+                for p in points
+                if p.payload
+            ]
+            for points in self.shard.query_batch(edge.QueryBatchRequest(requests))
         ]
 
     def optimize(self) -> bool:

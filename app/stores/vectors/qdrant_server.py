@@ -71,21 +71,25 @@ class QdrantClientVectorStore(VectorStore):
         with self._serialized():
             self.client.upsert(self.collection, points=points, wait=True)
 
-    def search(
-        self, namespace: str, vector: Sequence[float], limit: int, match: PayloadMatch | None = None
-    ) -> list[VectorHit]:
+    def search_many(
+        self, namespace: str, vectors: Sequence[Sequence[float]], limit: int, match: PayloadMatch | None = None
+    ) -> list[list[VectorHit]]:
+        if not vectors:
+            return []
+        where = _filter(namespace, match)
+        requests = [
+            models.QueryRequest(query=[float(x) for x in vector], filter=where, limit=limit, with_payload=True)
+            for vector in vectors
+        ]
         with self._serialized():
-            response = self.client.query_points(
-                self.collection,
-                query=[float(x) for x in vector],
-                query_filter=_filter(namespace, match),
-                limit=limit,
-                with_payload=True,
-            )
+            responses = self.client.query_batch_points(self.collection, requests=requests)
         return [
-            VectorHit(node_id=str(p.payload[NODE_ID_KEY]), score=float(p.score), payload=dict(p.payload))
-            for p in response.points
-            if p.payload
+            [
+                VectorHit(node_id=str(p.payload[NODE_ID_KEY]), score=float(p.score), payload=dict(p.payload))
+                for p in response.points
+                if p.payload
+            ]
+            for response in responses
         ]
 
     def delete(self, namespace: str, node_ids: Sequence[str]) -> None:
