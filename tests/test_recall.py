@@ -252,3 +252,26 @@ def test_a_tasks_chain_lists_parent_subtasks_and_dependencies_in_order(api, name
     assert both.status_code == 422 and both.json()["error"]["field"] == "task_id"
     missing = api.post(f"/v1/namespaces/{namespace}/chain", json={"task_id": "task:nope"})
     assert missing.status_code == 404 and missing.json()["error"]["field"] == "task_id"
+
+
+def test_a_fact_saved_by_an_agent_is_recalled_like_a_stated_one(api, namespace) -> None:
+    api.put(f"/v1/namespaces/{namespace}")
+    saved = api.post(
+        f"/v1/namespaces/{namespace}/memories",
+        json={
+            "type": "Knowledge",
+            "label": "Alice car",
+            "content": "Alice drives a Prius.",
+            "subject": "Alice",
+            "slot": "car",
+            "value": "Prius",
+            "agent_id": "planner",
+        },  # fmt: skip
+    )
+    assert saved.status_code == 201, saved.text
+    node = api.get(f"/v1/namespaces/{namespace}/nodes/{saved.json()['id']}").json()
+    assert node["valid_from"] == node["created_at"]  # valid from when it was saved
+    assert node["subject_key"] == "alice" and node["value_key"] == "prius"
+    items = _recall(api, namespace, "What car does Alice drive?")["items"]
+    card = next(card for card in items if card["id"] == saved.json()["id"])
+    assert card["explain"]["entity"] == 1.0 and card["valid_from"]

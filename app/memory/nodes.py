@@ -14,6 +14,7 @@ from app.domain.importance import ImportanceRules
 from app.domain.inputs import InputError, NewMemory, check_namespace, check_node_id, content_id
 from app.domain.model import SUMMARY_MAX_CHARS, Importance, RelType
 from app.domain.tags import temperature, time_scope
+from app.extract.facts import normalize_name
 from app.memory.errors import NotFoundError
 from app.memory.records import check_weight, create_link, node_properties
 from app.memory.semantic import NodeText, SemanticIndexer, embedding_text
@@ -170,7 +171,11 @@ class MemoryNodes:
             subject=memory.subject,
             slot=memory.slot,
             value=memory.value,
-            valid_from=memory.valid_from,
+            # Keyed as the write path keys facts, so recall's entity and slot seeds find agent facts too.
+            subject_key=normalize_name(memory.subject) if memory.subject else None,
+            value_key=normalize_name(memory.value) if memory.value else None,
+            # A fact holds from when it is saved unless told otherwise (slot seeds read by validity start).
+            valid_from=memory.valid_from or (now if memory.slot else None),
             valid_to=memory.valid_to,
             superseded_by=memory.superseded_by,
             event_time=memory.event_time,
