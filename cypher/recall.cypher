@@ -3,7 +3,7 @@
 
 // name: hot
 // The hot path in one query: seeds from the full-text index ($lucene, already restricted to the
-// namespace; '' for none), from entity names and fact slots named by the query, and from the Redis hot window
+// namespace; blank for none; padded with spaces to a fixed length, see app/recall/service.py), from entity names and fact slots named by the query, and from the Redis hot window
 // ($hot_seeds: [{id, score}]); then spreading activation from the seeds.
 //
 // Spreading activation is a variable-length traversal in both directions, run as up to three
@@ -19,7 +19,7 @@
 // namespace grows costs about a second each time.
 CYPHER replan=skip
 CALL () {
-  WITH $lucene AS q
+  WITH trim($lucene) AS q
   WHERE q <> ''
   CALL db.index.fulltext.queryNodes('memory_text_ns', q, {limit: $text_limit}) YIELD node, score
   WITH node, score

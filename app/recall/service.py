@@ -6,10 +6,11 @@ records accesses and co-activations in Redis, which the flush job applies later.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from app.domain.decay import SOFT_FORGET_THRESHOLD
 from app.domain.model import NodeType, Source
@@ -26,8 +27,20 @@ from app.stores.vectors import VectorStore
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 NO_WINDOW = EPOCH  # the window parameters of a query that names no time
 NO_MATCH = "\u0000"  # no id, name key or slot is ever this
-# Not a valid namespace name (it has a space), so the warm-up can never read real data.
-WARM_UP_NAMESPACE = "warm up"
+
+# Neo4j caches a plan per query, parameter types AND size bucket of every list and string parameter
+# (about one per power of ten): a recall whose lists or Lucene string fell into another bucket was
+# planned again, 0.5-0.9 s (measured). So the read path's lists and strings always have these
+# sizes: cut to them, or padded with values that match nothing.
+ENTITY_KEYS_SIZE = 64
+SLOT_KEYS_SIZE = 32
+HOT_SEEDS_SIZE = 16
+CARD_IDS_SIZE = 32  # >= SpreadingSettings.cold_limit
+LUCENE_CHARS = 800  # the bucket of 101-1000 characters; longer queries drop their last terms
+# Not valid namespace names (they have spaces), so the warm-up can never read real data. Names are
+# 1-64 characters: two size buckets (see ENTITY_KEYS_SIZE), one warm-up each.
+WARM_UP_NAMESPACES = ("warm up", "warm up the longer names")
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -94,10 +107,12 @@ class Recall:
 
     def warm_up(self) -> None:
         """Plan the read queries once at start-up (planning the hot query takes about a second), so no
-        user request pays for it (their parameters always have the same types: one plan each)."""
+        user request pays for it (their parameters always have the same types and size buckets:
+        one plan per namespace-name bucket)."""
         parsed = parse_query("what did I do last week", datetime.now(UTC), self.vocabulary)
-        self._graph_seeds_and_spread(WARM_UP_NAMESPACE, parsed, [])
-        self._cards(WARM_UP_NAMESPACE, [])
+        for namespace in WARM_UP_NAMESPACES:
+            self._graph_seeds_and_spread(namespace, parsed, [])
+            self._cards(namespace, [])
 
     def recall(self, namespace: str, request: RecallRequest) -> RecallResult:
         start = time.perf_counter()
@@ -165,13 +180,13 @@ class Recall:
         return self.graph.read(
             "recall.hot",
             namespace=namespace,
-            lucene=lucene_query(namespace, parsed.terms) or "",
+            lucene=fixed_lucene(namespace, parsed.terms),
             # Every parameter always has the same type (a list is never empty: a sentinel that
             # matches nothing stands in): Neo4j caches a plan per query and parameter types, so the
             # plan made by `warm_up` is the one every recall uses.
-            entity_keys=list(parsed.entity_keys) or [NO_MATCH],
-            slot_keys=list(parsed.slot_keys) or [NO_MATCH],
-            hot_seeds=hot_seeds or [{"id": NO_MATCH, "score": 0.0}],
+            entity_keys=fixed_size(parsed.entity_keys, ENTITY_KEYS_SIZE, NO_MATCH),
+            slot_keys=fixed_size(parsed.slot_keys, SLOT_KEYS_SIZE, NO_MATCH),
+            hot_seeds=fixed_size(hot_seeds, HOT_SEEDS_SIZE, {"id": NO_MATCH, "score": 0.0}),
             has_window=parsed.window is not None,
             window_start=parsed.window[0] if parsed.window else NO_WINDOW,
             window_end=parsed.window[1] if parsed.window else NO_WINDOW,
@@ -200,7 +215,7 @@ class Recall:
         return scores, self._cards(namespace, list(scores))
 
     def _cards(self, namespace: str, ids: list[str]) -> list[dict[str, Any]]:
-        return self.graph.read("recall.cards", namespace=namespace, ids=ids or [NO_MATCH])
+        return self.graph.read("recall.cards", namespace=namespace, ids=fixed_size(ids, CARD_IDS_SIZE, NO_MATCH))
 
     # -- fusion inputs -----------------------------------------------------------------------
 
@@ -245,6 +260,21 @@ class Recall:
         if ids:
             self.accesses.record(namespace, ids)
             self.learning.record(namespace, ids[: self.spreading.co_activate_top])
+
+
+def fixed_size(values: Sequence[T], size: int, filler: T) -> list[T]:
+    """`values` cut or padded with `filler` to exactly `size` items (see ENTITY_KEYS_SIZE)."""
+    return [*values[:size], *[filler] * (size - len(values))]
+
+
+def fixed_lucene(namespace: str, terms: tuple[str, ...]) -> str:
+    """The full-text query padded with spaces to LUCENE_CHARS (blank: no full-text seeds), without
+    the last terms when it would be longer (see ENTITY_KEYS_SIZE)."""
+    query = lucene_query(namespace, terms) or ""
+    while len(query) > LUCENE_CHARS and terms:
+        terms = terms[:-1]
+        query = lucene_query(namespace, terms) or ""
+    return query.ljust(LUCENE_CHARS)
 
 
 def _turn_node(turn: Turn) -> dict[str, Any]:

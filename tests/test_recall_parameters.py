@@ -1,0 +1,27 @@
+"""The read path's query parameters keep one size bucket whatever the query (exact cases)."""
+
+from __future__ import annotations
+
+from app.recall.query import lucene_query
+from app.recall.service import LUCENE_CHARS, NO_MATCH, fixed_lucene, fixed_size
+
+
+def test_lists_are_cut_or_padded_to_their_size() -> None:
+    assert fixed_size(["a", "b"], 4, NO_MATCH) == ["a", "b", NO_MATCH, NO_MATCH]
+    assert fixed_size([], 3, NO_MATCH) == [NO_MATCH] * 3
+    assert fixed_size(["a", "b", "c", "d", "e"], 3, NO_MATCH) == ["a", "b", "c"]
+    seeds = fixed_size([{"id": "d:1", "score": 1.0}], 2, {"id": NO_MATCH, "score": 0.0})
+    assert seeds == [{"id": "d:1", "score": 1.0}, {"id": NO_MATCH, "score": 0.0}]
+
+
+def test_the_lucene_query_is_padded_to_one_length_and_keeps_its_first_terms() -> None:
+    short = fixed_lucene("team-a", ("car",))
+    assert len(short) == LUCENE_CHARS and short.rstrip() == lucene_query("team-a", ("car",))
+    assert fixed_lucene("team-a", ()) == " " * LUCENE_CHARS  # blank: no full-text seeds
+    many = tuple(f"word{i}" for i in range(200))
+    long = fixed_lucene("team-a", many)
+    assert len(long) == LUCENE_CHARS
+    kept = long.rstrip()
+    kept_terms = kept.count('"word') // 3  # each term appears in label, summary and content
+    assert 1 < kept_terms < 200 and kept == lucene_query("team-a", many[:kept_terms])
+    assert len(lucene_query("team-a", many[: kept_terms + 1]) or "") > LUCENE_CHARS  # as many as fit
