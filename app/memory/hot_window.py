@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 import redis
@@ -43,6 +44,14 @@ def decode_turn(raw: str) -> tuple[Turn, dict[str, Any]]:
         metadata=record.get("metadata") or {},
     )
     return turn, {"node_id": record["node_id"], "seq": record["seq"]}
+
+
+@lru_cache(maxsize=1024)
+def _searchable(raw: str) -> tuple[Turn, Counter[str]]:
+    """A stored turn and its word counts (read-only), cached by its stored text: every recall reads
+    the same newest turns, and decoding and tokenizing them was most of a hot-window search."""
+    turn = decode_turn(raw)[0]
+    return turn, Counter(tokens(turn.text))
 
 
 class HotWindow:
@@ -125,8 +134,9 @@ class HotWindow:
         newest = [str(key) for key in self.client.zrevrange(order, 0, scan - 1)]  # type: ignore[union-attr]
         raws = dict(zip(newest, self.client.hmget(records, newest), strict=True)) if newest else {}
         raws.update(self.client.hgetall(self._pending_key(namespace)))  # type: ignore[arg-type]
-        turns = [decode_turn(str(raw))[0] for raw in raws.values() if raw]
-        bags = [Counter(tokens(turn.text)) for turn in turns]
+        searchable = [_searchable(str(raw)) for raw in raws.values() if raw]
+        turns = [turn for turn, _ in searchable]
+        bags = [bag for _, bag in searchable]
         document_frequency = Counter(token for bag in bags for token in set(bag) if token in wanted)
         scored: list[tuple[Turn, float]] = []
         for turn, bag in zip(turns, bags, strict=True):
