@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from app.recall.query import lucene_query
-from app.recall.service import LUCENE_CHARS, NO_MATCH, fixed_lucene, fixed_size
+from app.recall.service import LUCENE_CHARS, NO_MATCH, SpreadingSettings, fixed_lucene, fixed_size
 
 
 def test_lists_are_cut_or_padded_to_their_size() -> None:
@@ -25,3 +27,11 @@ def test_the_lucene_query_is_padded_to_one_length_and_keeps_its_first_terms() ->
     kept_terms = kept.count('"word') // 3  # each term appears in label, summary and content
     assert 1 < kept_terms < 200 and kept == lucene_query("team-a", many[:kept_terms])
     assert len(lucene_query("team-a", many[: kept_terms + 1]) or "") > LUCENE_CHARS  # as many as fit
+
+
+def test_settings_never_exceed_the_fixed_sizes() -> None:
+    SpreadingSettings(hot_limit=16, cold_limit=32)
+    with pytest.raises(ValueError, match="hot_limit"):
+        SpreadingSettings(hot_limit=17)
+    with pytest.raises(ValueError, match="cold_limit"):
+        SpreadingSettings(cold_limit=33)

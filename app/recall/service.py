@@ -34,7 +34,7 @@ NO_MATCH = "\u0000"  # no id, name key or slot is ever this
 # sizes: cut to them, or padded with values that match nothing.
 ENTITY_KEYS_SIZE = 64
 SLOT_KEYS_SIZE = 32
-HOT_SEEDS_SIZE = 16
+HOT_SEEDS_SIZE = 16  # >= SpreadingSettings.hot_limit
 CARD_IDS_SIZE = 32  # >= SpreadingSettings.cold_limit
 LUCENE_CHARS = 800  # the bucket of 101-1000 characters; longer queries drop their last terms
 # Not valid namespace names (they have spaces), so the warm-up can never read real data. Names are
@@ -70,6 +70,11 @@ class SpreadingSettings:
     slot_only_score: float = 0.6  # a fact whose slot the query names, subject not named
     window_score: float = 0.5  # an event inside the query's time window
     co_activate_top: int = 5  # the leading cards of a recall count as co-activated
+
+    def __post_init__(self) -> None:
+        # The fixed parameter sizes must hold every seed and hit (see ENTITY_KEYS_SIZE).
+        if self.hot_limit > HOT_SEEDS_SIZE or self.cold_limit > CARD_IDS_SIZE:
+            raise ValueError(f"hot_limit <= {HOT_SEEDS_SIZE} and cold_limit <= {CARD_IDS_SIZE} are required")
 
 
 @dataclass
