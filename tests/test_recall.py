@@ -31,6 +31,15 @@ def _recall(api, ns: str, query: str, **options) -> dict:  # type: ignore[no-unt
     return body
 
 
+def _save_knowledge(api, ns: str, **memory) -> dict:  # type: ignore[no-untyped-def]
+    """A Knowledge node saved through the API (the namespace created first)."""
+    api.put(f"/v1/namespaces/{ns}")
+    response = api.post(f"/v1/namespaces/{ns}/memories", json={"type": "Knowledge", **memory})
+    assert response.status_code == 201, response.text
+    saved: dict = response.json()
+    return saved
+
+
 SMALL_TALK = [
     "Thanks so much, that helps a lot!",
     "The weather is lovely today, isn't it?",
@@ -104,16 +113,13 @@ def test_what_did_i_do_last_week_returns_only_last_weeks_events(api, worker, nam
 
 
 def test_a_soft_forgotten_node_is_found_by_the_cold_path_and_woken_up(api, runtime, cypher, namespace) -> None:
-    api.put(f"/v1/namespaces/{namespace}")
-    saved = api.post(
-        f"/v1/namespaces/{namespace}/memories",
-        json={
-            "type": "Knowledge",
-            "label": "staging credentials",
-            "content": "The staging database password is rotated every Tuesday by the ops team.",
-            "source_turn_ids": ["ops:1"],
-        },  # fmt: skip
-    ).json()
+    saved = _save_knowledge(
+        api,
+        namespace,
+        label="staging credentials",
+        content="The staging database password is rotated every Tuesday by the ops team.",
+        source_turn_ids=["ops:1"],
+    )
     cypher("MATCH (m:Memory {namespace: $ns, id: $id}) SET m.activation = 0.01, m.activation_base = 0.01",
            ns=namespace, id=saved["id"])  # fmt: skip
     items = _recall(api, namespace, "When do we change the secret for the test DB?")["items"]
@@ -255,23 +261,19 @@ def test_a_tasks_chain_lists_parent_subtasks_and_dependencies_in_order(api, name
 
 
 def test_a_fact_saved_by_an_agent_is_recalled_like_a_stated_one(api, namespace) -> None:
-    api.put(f"/v1/namespaces/{namespace}")
-    saved = api.post(
-        f"/v1/namespaces/{namespace}/memories",
-        json={
-            "type": "Knowledge",
-            "label": "Alice car",
-            "content": "Alice drives a Prius.",
-            "subject": "Alice",
-            "slot": "car",
-            "value": "Prius",
-            "agent_id": "planner",
-        },  # fmt: skip
+    saved = _save_knowledge(
+        api,
+        namespace,
+        label="Alice car",
+        content="Alice drives a Prius.",
+        subject="Alice",
+        slot="car",
+        value="Prius",
+        agent_id="planner",
     )
-    assert saved.status_code == 201, saved.text
-    node = api.get(f"/v1/namespaces/{namespace}/nodes/{saved.json()['id']}").json()
+    node = api.get(f"/v1/namespaces/{namespace}/nodes/{saved['id']}").json()
     assert node["valid_from"] == node["created_at"]  # valid from when it was saved
     assert node["subject_key"] == "alice" and node["value_key"] == "prius"
     items = _recall(api, namespace, "What car does Alice drive?")["items"]
-    card = next(card for card in items if card["id"] == saved.json()["id"])
+    card = next(card for card in items if card["id"] == saved["id"])
     assert card["explain"]["entity"] == 1.0 and card["valid_from"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import uuid
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,12 +68,27 @@ class VectorStore(ABC):
     ) -> list[VectorHit]:
         return self.search_many(namespace, [vector], limit, match)[0]
 
-    @abstractmethod
     def search_many(
         self, namespace: str, vectors: Sequence[Sequence[float]], limit: int, match: PayloadMatch | None = None
     ) -> list[list[VectorHit]]:
         """The hits of each vector, in order, from one call to the engine (the write path searches
         the neighbours of a whole batch at once)."""
+        return self._search_batch(namespace, vectors, limit, match) if vectors else []
+
+    @abstractmethod
+    def _search_batch(
+        self, namespace: str, vectors: Sequence[Sequence[float]], limit: int, match: PayloadMatch | None
+    ) -> list[list[VectorHit]]:
+        """`search_many` for at least one vector; each backend's batch query."""
+
+    @staticmethod
+    def _hits(points: Iterable[Any]) -> list[VectorHit]:
+        """Scored points of either engine (`.score`, `.payload`) as hits."""
+        return [
+            VectorHit(node_id=str(p.payload[NODE_ID_KEY]), score=float(p.score), payload=dict(p.payload))
+            for p in points
+            if p.payload
+        ]
 
     @abstractmethod
     def delete(self, namespace: str, node_ids: Sequence[str]) -> None: ...

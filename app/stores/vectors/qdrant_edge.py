@@ -15,7 +15,6 @@ import qdrant_edge as edge
 
 from app.stores.vectors.base import (
     NAMESPACE_KEY,
-    NODE_ID_KEY,
     PayloadMatch,
     VectorDimensionError,
     VectorHit,
@@ -66,11 +65,9 @@ class EdgeVectorStore(VectorStore):
         ]
         self.shard.update(edge.UpdateOperation.upsert_points(points))
 
-    def search_many(
-        self, namespace: str, vectors: Sequence[Sequence[float]], limit: int, match: PayloadMatch | None = None
+    def _search_batch(
+        self, namespace: str, vectors: Sequence[Sequence[float]], limit: int, match: PayloadMatch | None
     ) -> list[list[VectorHit]]:
-        if not vectors:
-            return []
         where = _filter(namespace, match)
         params = edge.SearchParams(hnsw_ef=_SEARCH_EF)
         requests = [
@@ -83,14 +80,7 @@ class EdgeVectorStore(VectorStore):
             )
             for vector in vectors
         ]
-        return [
-            [
-                VectorHit(node_id=str(p.payload[NODE_ID_KEY]), score=float(p.score), payload=dict(p.payload))
-                for p in points
-                if p.payload
-            ]
-            for points in self.shard.query_batch(edge.QueryBatchRequest(requests))
-        ]
+        return [self._hits(points) for points in self.shard.query_batch(edge.QueryBatchRequest(requests))]
 
     def optimize(self) -> bool:
         """Qdrant Edge runs no optimizer of its own: this builds the HNSW index of segments past the

@@ -10,7 +10,6 @@ from qdrant_client import QdrantClient, models
 
 from app.stores.vectors.base import (
     NAMESPACE_KEY,
-    NODE_ID_KEY,
     PayloadMatch,
     VectorDimensionError,
     VectorHit,
@@ -71,11 +70,9 @@ class QdrantClientVectorStore(VectorStore):
         with self._serialized():
             self.client.upsert(self.collection, points=points, wait=True)
 
-    def search_many(
-        self, namespace: str, vectors: Sequence[Sequence[float]], limit: int, match: PayloadMatch | None = None
+    def _search_batch(
+        self, namespace: str, vectors: Sequence[Sequence[float]], limit: int, match: PayloadMatch | None
     ) -> list[list[VectorHit]]:
-        if not vectors:
-            return []
         where = _filter(namespace, match)
         requests = [
             models.QueryRequest(query=[float(x) for x in vector], filter=where, limit=limit, with_payload=True)
@@ -83,14 +80,7 @@ class QdrantClientVectorStore(VectorStore):
         ]
         with self._serialized():
             responses = self.client.query_batch_points(self.collection, requests=requests)
-        return [
-            [
-                VectorHit(node_id=str(p.payload[NODE_ID_KEY]), score=float(p.score), payload=dict(p.payload))
-                for p in response.points
-                if p.payload
-            ]
-            for response in responses
-        ]
+        return [self._hits(response.points) for response in responses]
 
     def delete(self, namespace: str, node_ids: Sequence[str]) -> None:
         if not node_ids:
