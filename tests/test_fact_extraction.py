@@ -181,6 +181,11 @@ CHINESE = [
     ("我住在北京！我喜欢猫", [("Bob", "lives_in", "北京"), ("Bob", "likes", "猫")]),
     # a name rule never borrows the subject: the name belongs to the dog, which is not said
     ("我有一只狗，叫旺财", [("Bob", "pet", "狗")]),
+    # times like 月底 between subject and verb; an adverb before 是; a clause cut at the folded comma
+    ("我上个月底搬到了上海，现在住在静安区。", [("Bob", "moved_to", "上海"), ("Bob", "lives_in", "静安区")]),
+    ("我5月初搬到了北京", [("Bob", "moved_to", "北京")]),
+    ("我的车还是 Model 3，开了四年了。", [("Bob", "car", "Model 3")]),
+    ("我朋友的车也是飞度", [("Bob's friend", "car", "飞度")]),
 ]
 
 
@@ -197,6 +202,11 @@ def test_english_facts(text: str, expected: list[tuple[str, str, str]]) -> None:
 @pytest.mark.parametrize(("text", "expected"), CHINESE, ids=[t for t, _ in CHINESE])
 def test_chinese_facts(text: str, expected: list[tuple[str, str, str]]) -> None:
     assert triples(text) == expected
+
+
+def test_a_trip_needs_a_place_not_a_purpose() -> None:
+    # "拉我一起去创业" (pulled me in to start a company) is no trip
+    assert ("Bob", "trip_to", "创业") not in triples("我一个好朋友住在深圳，拉我一起去创业")
 
 
 def test_tables_are_large_enough() -> None:
