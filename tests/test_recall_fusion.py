@@ -115,7 +115,7 @@ def test_lucene_query_quotes_every_value() -> None:
     assert lucene_query("ns", ()) is None
     query = lucene_query("team-a", ('say "hi"', "a\\b", "OR"))
     terms = '("say \\"hi\\"" "a\\\\b" "OR")'
-    assert query == f'+namespace:"team-a" +(label:{terms} summary:{terms} content:{terms})'
+    assert query == f'+namespace:"team-a" +(summary:{terms} content:{terms})'
 
 
 def test_parse_query_finds_terms_entities_slots_and_window() -> None:
