@@ -63,13 +63,13 @@ May"), vague amounts ("a few days ago", 几天前, 半年前) and ranges (周一
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, tzinfo
 
 from app.extract.types import Granularity, TimeMention
 
-__all__ = ["find_time_expressions", "resolve_query_window"]
+__all__ = ["find_time_expressions", "resolve_query_window", "window_of"]
 
 _ONE_DAY = timedelta(days=1)
 
@@ -669,7 +669,11 @@ def resolve_query_window(text: str, reference: datetime) -> tuple[datetime, date
 
     An instant ("yesterday at 3pm") counts as its whole day, so the window is never empty.
     """
-    mentions = find_time_expressions(text, reference)
+    return window_of(find_time_expressions(text, reference))
+
+
+def window_of(mentions: Sequence[TimeMention]) -> tuple[datetime, datetime] | None:
+    """The union window of already found mentions (see `resolve_query_window`)."""
     if not mentions:
         return None
     starts: list[datetime] = []

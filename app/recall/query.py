@@ -11,7 +11,7 @@ from pathlib import Path
 from app.domain.datafile import read_yaml
 from app.domain.text import STOP_WORDS, tokens
 from app.extract.facts import normalize_name
-from app.extract.timeexpr import resolve_query_window
+from app.extract.timeexpr import find_time_expressions, window_of
 
 # Words, with their original case kept, for entity n-grams ("Model Y", "New York").
 _WORD = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*", re.UNICODE)
@@ -115,11 +115,21 @@ def _with_bases(words: list[str]) -> list[str]:
 
 
 def parse_query(text: str, now: datetime, vocabulary: SlotVocabulary) -> ParsedQuery:
-    terms = _distinct(_with_bases(tokens(text)), MAX_TERMS)
+    times = find_time_expressions(text, now)
+    # The words of a time expression ("last week", "三天前") are the window's job, not full text:
+    # they match every turn that says them (tens of thousands at 1M nodes), slowly and off-topic.
+    untimed = _blank_spans(text, [mention.span for mention in times])
+    terms = _distinct(_with_bases(tokens(untimed)), MAX_TERMS)
     return ParsedQuery(
         text=text,
         terms=terms,
         entity_keys=_distinct(_with_bases(_entity_keys(text)), 4 * MAX_TERMS),
         slot_keys=_distinct(_slot_keys(text, terms, vocabulary), MAX_TERMS),
-        window=resolve_query_window(text, now),
+        window=window_of(times),
     )
+
+
+def _blank_spans(text: str, spans: list[tuple[int, int]]) -> str:
+    for start, end in spans:
+        text = text[:start] + " " * (end - start) + text[end:]
+    return text
