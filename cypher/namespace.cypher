@@ -24,6 +24,14 @@ ORDER BY type
 MATCH (m:Memory {namespace: $namespace})
 RETURN count(m) AS count
 
+// name: delete_relationships
+// Batched, and before the nodes: DETACH DELETE of a dense node (a speaker with 100k+ turns at 1M
+// nodes) took all its relationships into one batch and exceeded the transaction memory limit.
+// Each relationship is reached once, from its start node.
+MATCH (m:Memory {namespace: $namespace})-[r]->()
+CALL (r) { DELETE r } IN TRANSACTIONS OF 10000 ROWS
+RETURN count(*) AS deleted
+
 // name: delete_memories
 // Batched, so erasing a large namespace never builds one huge transaction.
 MATCH (m:Memory {namespace: $namespace})

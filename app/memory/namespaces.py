@@ -85,6 +85,7 @@ class Namespaces:
     def delete(self, namespace: str) -> dict[str, int]:
         """Erase the namespace's graph, vectors and hot state, and nothing else."""
         self.require(namespace)
+        self.graph.run_batched("namespace.delete_relationships", namespace=namespace)
         deleted = self.graph.run_batched("namespace.delete_memories", namespace=namespace)[0]["deleted"]
         self.vectors.delete_namespace(namespace)
         hot_keys = delete_namespace_keys(self.hot, namespace)
