@@ -186,9 +186,8 @@ class Recall:
             "recall.hot",
             namespace=namespace,
             lucene=fixed_lucene(namespace, parsed.terms),
-            # Every parameter always has the same type (a list is never empty: a sentinel that
-            # matches nothing stands in): Neo4j caches a plan per query and parameter types, so the
-            # plan made by `warm_up` is the one every recall uses.
+            # Every parameter always has the same type and size bucket (lists of fixed sizes, the
+            # Lucene string padded): the plan made by `warm_up` is the one every recall uses.
             entity_keys=fixed_size(parsed.entity_keys, ENTITY_KEYS_SIZE, NO_MATCH),
             slot_keys=fixed_size(parsed.slot_keys, SLOT_KEYS_SIZE, NO_MATCH),
             hot_seeds=fixed_size(hot_seeds, HOT_SEEDS_SIZE, {"id": NO_MATCH, "score": 0.0}),
