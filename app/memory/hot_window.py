@@ -135,13 +135,11 @@ class HotWindow:
         raws = dict(zip(newest, self.client.hmget(records, newest), strict=True)) if newest else {}
         raws.update(self.client.hgetall(self._pending_key(namespace)))  # type: ignore[arg-type]
         searchable = [_searchable(str(raw)) for raw in raws.values() if raw]
-        turns = [turn for turn, _ in searchable]
-        bags = [bag for _, bag in searchable]
-        document_frequency = Counter(token for bag in bags for token in set(bag) if token in wanted)
+        document_frequency = Counter(token for _, bag in searchable for token in set(bag) if token in wanted)
         scored: list[tuple[Turn, float]] = []
-        for turn, bag in zip(turns, bags, strict=True):
+        for turn, bag in searchable:
             score = sum(
-                (1 + math.log(bag[t])) * math.log(1 + len(turns) / document_frequency[t]) for t in wanted if bag[t]
+                (1 + math.log(bag[t])) * math.log(1 + len(searchable) / document_frequency[t]) for t in wanted if bag[t]
             )
             if score > 0:
                 scored.append((turn, score / math.sqrt(1 + sum(bag.values()))))
