@@ -15,8 +15,9 @@
 // (activation < $alive) are neither seeds nor reached. Returns one row per node with its seed parts,
 // its spread activation (from the stages, not its own seed score), how many seeds it neighbours and
 // its card fields (so fusion needs no second read for them).
-// `replan=skip`: the plan is index seeks whatever the data, and re-planning this query as a
-// namespace grows costs about a second each time.
+// `replan=skip`: the plan is index seeks whatever the data (every MATCH names its index: the plan
+// made at start-up on an empty database must be the one for a full one), and re-planning this query
+// as a namespace grows costs about a second each time.
 CYPHER replan=skip
 CALL () {
   WITH trim($lucene) AS q
@@ -72,6 +73,7 @@ CALL () {
 CALL () {
   UNWIND $hot_seeds AS h
   MATCH (d:Memory {namespace: $namespace, id: h.id})
+  USING INDEX d:Memory(namespace, id)
   WHERE d.activation >= $alive
   RETURN collect({node: d, score: h.score}) AS hot_hits
 }
@@ -156,6 +158,7 @@ RETURN text, entity, hot, spread, seeds_reaching, expanded, size(level0) AS seed
 CYPHER replan=skip
 UNWIND $ids AS id
 MATCH (n:Memory {namespace: $namespace, id: id})
+USING INDEX n:Memory(namespace, id)
 RETURN
 // include: card
 
