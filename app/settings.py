@@ -23,6 +23,8 @@ class Settings(BaseSettings):
     neo4j_user: str = Field("neo4j", alias="NEO4J_USER")
     # Empty password = connect without auth (the local server runs with auth off on loopback).
     neo4j_password: SecretStr = Field(SecretStr(""), alias="NEO4J_PASSWORD")
+    # Named on every session: a session without one costs a round trip to resolve the home database.
+    neo4j_database: str = Field("neo4j", alias="NEO4J_DATABASE")
 
     # A Qdrant server (production, docker-compose). Unset = the embedded engine in `qdrant_path`.
     qdrant_url: str | None = Field(None, alias="QDRANT_URL")

@@ -139,6 +139,7 @@ class Card:
     flags: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: times as ISO 8601 strings."""
         return {
             "id": self.id,
             "type": self.type,
@@ -148,7 +149,7 @@ class Card:
             "track": self.track,
             "source": self.source,
             "agent_id": self.agent_id,
-            **self.times,
+            **{name: time.isoformat() for name, time in self.times.items()},
             **self.flags,
             "source_turn_ids": self.source_turn_ids,
             "explain": {k: round(v, 6) for k, v in self.explain.items()},
