@@ -80,42 +80,59 @@ MATCH (ep:Memory {namespace: $namespace, id: e.id})
 SET ep.summary = e.summary, ep.content = e.content, ep.updated_at = $now
 RETURN count(ep) AS updated
 
-// name: current_fact
-// The stated fact in force for a subject and slot; for a multi-valued slot, the one with this
-// value ($value_key; null for single-valued slots).
-MATCH (k:Knowledge:Memory {namespace: $namespace, subject_key: $subject_key, slot: $slot})
-WHERE k.source = 'user_stated' AND k.superseded_by IS NULL AND ($value_key IS NULL OR k.value_key = $value_key)
-RETURN k.id AS id, k.value_key AS value_key, k.valid_from AS valid_from
-ORDER BY k.valid_from DESC
-LIMIT 1
+// name: current_facts
+// The stated fact in force for each of a batch's keys [{subject_key, slot, value_key}]: for a
+// single-valued slot the key's value_key is null (any value); for a multi-valued one it is the value.
+// A key with none comes back with a null id.
+UNWIND $keys AS key
+CALL (key) {
+  OPTIONAL MATCH (k:Knowledge:Memory {namespace: $namespace, subject_key: key.subject_key, slot: key.slot})
+  USING INDEX k:Memory(namespace, subject_key, slot)
+  WHERE k.source = 'user_stated' AND k.superseded_by IS NULL AND (key.value_key IS NULL OR k.value_key = key.value_key)
+  RETURN k
+  ORDER BY k.valid_from DESC
+  LIMIT 1
+}
+RETURN key.subject_key AS subject_key, key.slot AS slot, key.value_key AS key_value,
+       k.id AS id, k.value_key AS value_key, k.valid_from AS valid_from
 
-// name: upsert_fact
-// A fact (stated or inferred) with REFERENCE edges to its source dialogue; a fact stated again
-// gains the new turn in `source_turn_ids`.
-MERGE (k:Memory {namespace: $namespace, id: $id})
-  ON CREATE SET k:Knowledge, k += $properties, k._created = true
-WITH k, coalesce(k._created, false) AS created
-REMOVE k._created
-SET k.source_turn_ids = CASE WHEN $turn_id IN k.source_turn_ids THEN k.source_turn_ids
-                             ELSE k.source_turn_ids + $turn_id END
-WITH k, created
-MATCH (d:Memory {namespace: $namespace, id: $dialogue_id})
-MERGE (k)-[r:REFERENCE]->(d)
-  ON CREATE SET r += $learned
-RETURN k.id AS id, created
+// name: upsert_facts
+// $facts: [{id, properties, turn_id, dialogue_id, inferred}], stated and inferred facts in statement
+// order, each with a REFERENCE edge to its source dialogue; a fact stated again gains the new turn in
+// `source_turn_ids`. One subquery per row, so a fact repeated in the batch sees its earlier rows.
+UNWIND $facts AS fact
+CALL (fact) {
+  MERGE (k:Memory {namespace: $namespace, id: fact.id})
+    ON CREATE SET k:Knowledge, k += fact.properties, k._created = true
+  WITH k, coalesce(k._created, false) AS created
+  REMOVE k._created
+  SET k.source_turn_ids = CASE WHEN fact.turn_id IN k.source_turn_ids THEN k.source_turn_ids
+                               ELSE k.source_turn_ids + fact.turn_id END
+  WITH k, created
+  MATCH (d:Memory {namespace: $namespace, id: fact.dialogue_id})
+  MERGE (k)-[r:REFERENCE]->(d)
+    ON CREATE SET r += $learned
+  RETURN created
+}
+RETURN fact.id AS id, fact.inferred AS inferred, created
 
-// name: supersede_fact
-// The old value ends where the new one begins; inferences drawn from it are withdrawn (kept,
-// marked, and given a valid_to), never deleted.
-MATCH (old:Memory {namespace: $namespace, id: $old_id})
-SET old.superseded_by = $new_id, old.valid_to = $at, old.updated_at = $now
-WITH old
-OPTIONAL MATCH (old)-[:CAUSAL]->(inferred:Knowledge {namespace: $namespace, source: 'inferred'})
-WHERE inferred.withdrawn IS NULL
-SET inferred.withdrawn = true, inferred.withdrawn_at = $at, inferred.withdrawn_because = $old_id,
-    inferred.valid_to = CASE WHEN inferred.valid_to IS NULL OR inferred.valid_to > $at
-                             THEN $at ELSE inferred.valid_to END
-RETURN count(inferred) AS withdrawn
+// name: supersede_facts
+// $supersessions: [{old_id, new_id, at}] in order: each old value ends where its new one begins, and
+// the inferences drawn from it are withdrawn (kept, marked, given a valid_to), never deleted. One
+// subquery per row, so an inference two superseded premises share is withdrawn once, by the first.
+UNWIND $supersessions AS s
+CALL (s) {
+  MATCH (old:Memory {namespace: $namespace, id: s.old_id})
+  SET old.superseded_by = s.new_id, old.valid_to = s.at, old.updated_at = $now
+  WITH old
+  OPTIONAL MATCH (old)-[:CAUSAL]->(inferred:Knowledge {namespace: $namespace, source: 'inferred'})
+  WHERE inferred.withdrawn IS NULL
+  SET inferred.withdrawn = true, inferred.withdrawn_at = s.at, inferred.withdrawn_because = s.old_id,
+      inferred.valid_to = CASE WHEN inferred.valid_to IS NULL OR inferred.valid_to > s.at
+                               THEN s.at ELSE inferred.valid_to END
+  RETURN count(inferred) AS withdrawn
+}
+RETURN sum(withdrawn) AS withdrawn
 
 // name: upsert_entities
 // $entities: [{id, type, properties, fact_id}]: Person/Concept nodes merged by their normalized

@@ -155,6 +155,26 @@ def test_a_premise_superseded_in_the_same_batch_withdraws_its_inference(api, cyp
     assert {row["name"] for row in entities} >= {"model y", "tesla model 3"}
 
 
+def test_a_statement_arriving_late_is_history_and_a_repeated_one_adds_a_source(api, cypher, worker, namespace) -> None:
+    api.put(f"/v1/namespaces/{namespace}")
+    _post(api, namespace, SECOND_SESSION)  # June: Tesla Model 3
+    _post(api, namespace, [FIRST_SESSION[0]])  # May, posted later: the car before June
+    july = "2024-07-01T09:00:00+00:00"
+    again = [_turn("s3", f"s3:{i}", "Alice", "My car is a Tesla Model 3.", july) for i in (1, 2)]
+    _post(api, namespace, again)  # said twice in one batch
+    cars = cypher(
+        "MATCH (k:Knowledge {namespace: $ns, slot: 'car', source: 'user_stated'}) "
+        "RETURN k.id AS id, k.value AS value, k.valid_to AS until, k.superseded_by AS by, "
+        "k.source_turn_ids AS turns ORDER BY k.valid_from",
+        ns=namespace,
+    )
+    assert [c["value"] for c in cars] == ["Model Y", "Tesla Model 3"]
+    old, current = cars
+    assert old["by"] == current["id"] and old["until"] == datetime(2024, 6, 1, 9, tzinfo=UTC)
+    assert old["turns"] == ["s1:1"]
+    assert current["by"] is None and current["until"] is None and current["turns"] == ["s2:1", "s3:1", "s3:2"]
+
+
 def test_relative_times_become_dated_events_in_a_chain(api, cypher, worker, namespace) -> None:
     api.put(f"/v1/namespaces/{namespace}")
     turns = [

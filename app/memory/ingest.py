@@ -4,7 +4,9 @@
    extractive summary), TEMPORAL chains of turns within a session and of sessions in time order.
 2. Fact track: slot facts (app/extract/facts.py) become Knowledge nodes with REFERENCE edges to
    their dialogue and entities (Person/Concept merged by normalized name). A new value for the same
-   subject and slot supersedes the old node (superseded_by, valid_to); nothing is deleted.
+   subject and slot supersedes the old node (superseded_by, valid_to); nothing is deleted. The
+   batch's outcome (restated, new, superseding, late) is worked out in Python from one read of the
+   facts in force (`FactPlan`), then written in four statements.
 3. Temporal track: time expressions (app/extract/timeexpr.py) resolved against the turn's
    timestamp become Experience events with event_time/event_end, chained per subject.
 4. Inference track: rules (app/data/inference_rules.yaml) add Knowledge nodes with
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -34,7 +36,7 @@ from app.domain.turns import Turn, concept_id, dialogue_id, episode_id, person_i
 from app.extract.facts import extract_facts, normalize_name
 from app.extract.inference import InferenceRules
 from app.extract.timeexpr import find_time_expressions
-from app.extract.types import EntityKind, FactMention, supersedes
+from app.extract.types import EntityKind, FactMention, Inference, supersedes
 from app.memory.records import create_links, link_row, node_properties, relationship_properties
 from app.memory.semantic import NodeText, SemanticIndexer
 from app.stores.graph import GraphStore, GraphTx
@@ -79,15 +81,36 @@ def sentence_around(text: str, span: tuple[int, int]) -> str:
     return text
 
 
+@dataclass(frozen=True)
+class TurnFacts:
+    """A turn's extracted facts and the inferences drawn from them, to be written with its batch."""
+
+    turn: Turn
+    facts: Sequence[FactMention]
+    inferences: Sequence[Inference]
+    extracted_by: str | None = None  # an extractor other than the rules (the LLM enricher)
+
+
+FactKey = tuple[str, str, str | None]  # (subject_key, slot, value_key for a multi-valued slot, else None)
+
+
+@dataclass(frozen=True)
+class InForce:
+    id: str
+    value_key: str
+    valid_from: datetime
+
+
 @dataclass
-class LaterWrites:
-    """Writes of a batch's fact work that no later fact depends on, made at the end in one statement:
-    entity upserts, each with the REFERENCE from its fact."""
+class FactPlan:
+    """The statements of a batch's fact track, worked out in turn order from the facts in force
+    before it: a later value supersedes an earlier one within the batch as across batches."""
 
-    entities: list[dict[str, Any]] = field(default_factory=list)
-
-
-FactWork = Callable[[GraphTx, LaterWrites], list[NodeText]]
+    facts: list[dict[str, Any]] = field(default_factory=list)  # upsert_facts rows, in order
+    causal: list[dict[str, Any]] = field(default_factory=list)  # premise -> inference links
+    supersessions: list[dict[str, Any]] = field(default_factory=list)  # in order
+    entities: list[dict[str, Any]] = field(default_factory=list)  # upsert_entities rows
+    written: list[NodeText] = field(default_factory=list)  # to embed
 
 
 def vector_source(turn: Turn, span: tuple[int, int]) -> str | None:
@@ -120,9 +143,11 @@ class Ingestor:
         with report.stage("facts+inferences"):
             # Extraction first, then one transaction for the whole batch (one commit, not one per turn);
             # turns are applied in order, so a later value supersedes an earlier one within the batch.
-            works = [work for item in ordered if (work := self._facts(namespace, item.turn, now, report))]
-            if works:
-                to_index += self.graph.write_transaction(lambda tx: self._write_facts(tx, namespace, works, now))
+            extracted = [found for item in ordered if (found := self._facts(item.turn))]
+            if extracted:
+                to_index += self.graph.write_transaction(
+                    lambda tx: self._write_facts(tx, namespace, extracted, now, report)
+                )
         with report.stage("temporal"):
             to_index += self._events(namespace, ordered, now, report)
         with report.stage("episodes"):
@@ -217,16 +242,38 @@ class Ingestor:
 
     # -- 2. facts and 4. inferences ------------------------------------------------------------------
 
-    @staticmethod
-    def _write_facts(tx: GraphTx, namespace: str, works: Sequence[FactWork], now: datetime) -> list[NodeText]:
-        """Run the turns' fact work in order (a later value supersedes an earlier one), then the
-        entities, which no fact statement reads, in one statement."""
-        later = LaterWrites()
-        written = [node for work in works for node in work(tx, later)]
-        if later.entities:
-            tx.run("ingest.upsert_entities", namespace=namespace, entities=later.entities,
-                   learned=relationship_properties(RelType.REFERENCE, 1.0, now))  # fmt: skip
-        return written
+    def _write_facts(
+        self, tx: GraphTx, namespace: str, extracted: Sequence[TurnFacts], now: datetime, report: IngestReport
+    ) -> list[NodeText]:
+        """The batch's facts, inferences and entities in one transaction: the facts in force are read
+        once, the plan is made here, and each kind of write is one statement (a premise's CAUSAL
+        links exist before any supersession withdraws what was inferred from it)."""
+        keys = {_fact_key(fact) for item in extracted for fact in item.facts}
+        rows = tx.run(
+            "ingest.current_facts",
+            namespace=namespace,
+            keys=[{"subject_key": subject, "slot": slot, "value_key": value} for subject, slot, value in keys],
+        )
+        in_force = {
+            (row["subject_key"], row["slot"], row["key_value"]): InForce(row["id"], row["value_key"], row["valid_from"])
+            for row in rows
+            if row["id"] is not None
+        }
+        plan = FactPlan()
+        for item in extracted:
+            self._plan_turn(plan, in_force, item, now)
+        learned = relationship_properties(RelType.REFERENCE, 1.0, now)
+        upserted = tx.run("ingest.upsert_facts", namespace=namespace, facts=plan.facts, learned=learned)
+        report.facts_created += len({row["id"] for row in upserted if row["created"] and not row["inferred"]})
+        report.inferences += len({row["id"] for row in upserted if row["created"] and row["inferred"]})
+        create_links(tx, namespace, plan.causal)
+        if plan.supersessions:
+            withdrawn = tx.run("ingest.supersede_facts", namespace=namespace, supersessions=plan.supersessions, now=now)
+            report.facts_superseded += len(plan.supersessions)
+            report.inferences_withdrawn += withdrawn[0]["withdrawn"]
+        if plan.entities:
+            tx.run("ingest.upsert_entities", namespace=namespace, entities=plan.entities, learned=learned)
+        return plan.written
 
     def enrich(
         self, namespace: str, facts: Sequence[tuple[Turn, FactMention]], now: datetime, extracted_by: str
@@ -238,14 +285,14 @@ class Ingestor:
         by_turn: dict[str, tuple[Turn, list[FactMention]]] = {}
         for turn, fact in sorted(facts, key=lambda item: item[0].timestamp):
             by_turn.setdefault(turn.key, (turn, []))[1].append(fact)
-        works = [
-            work
-            for turn, mentions in by_turn.values()
-            if (work := self._fact_work(namespace, turn, mentions, now, report, extracted_by))
+        extracted = [
+            found for turn, mentions in by_turn.values() if (found := self._turn_facts(turn, mentions, extracted_by))
         ]
-        if works:
+        if extracted:
             with report.stage("facts+inferences"):
-                written = self.graph.write_transaction(lambda tx: self._write_facts(tx, namespace, works, now))
+                written = self.graph.write_transaction(
+                    lambda tx: self._write_facts(tx, namespace, extracted, now, report)
+                )
             with report.stage("embedding+semantic"):
                 report.semantic_edges = self.semantic.index(namespace, written, now)
         return report
@@ -255,107 +302,85 @@ class Ingestor:
         rows = self.graph.read("ingest.dialogue_turns", namespace=namespace, ids=list(dialogue_ids))
         return [Turn(r["session_id"], r["turn_id"], r["speaker"], r["text"], r["timestamp"]) for r in rows]
 
-    def _facts(self, namespace: str, turn: Turn, now: datetime, report: IngestReport) -> FactWork | None:
-        """The turn's facts and inferences, extracted now, as work for the batch's write transaction."""
-        return self._fact_work(namespace, turn, extract_facts(turn.text, turn.speaker), now, report)
+    def _facts(self, turn: Turn) -> TurnFacts | None:
+        """The turn's facts and inferences, extracted by the rules."""
+        return self._turn_facts(turn, extract_facts(turn.text, turn.speaker))
 
-    def _fact_work(
-        self,
-        namespace: str,
-        turn: Turn,
-        facts: Sequence[FactMention],
-        now: datetime,
-        report: IngestReport,
-        extracted_by: str | None = None,
-    ) -> FactWork | None:
-        """A turn's facts and their inferences as work for the batch's write transaction."""
+    def _turn_facts(
+        self, turn: Turn, facts: Sequence[FactMention], extracted_by: str | None = None
+    ) -> TurnFacts | None:
         if not facts:
             return None
         times = find_time_expressions(turn.text, turn.timestamp)
         # A statement with one time expression is dated by it ("I went to Paris last Friday").
         if len(times) == 1:
             facts = [replace(f, event_time=f.event_time or times[0].start) for f in facts]
-        inferences = self.inference_rules.infer(facts)
+        return TurnFacts(turn, facts, self.inference_rules.infer(facts), extracted_by)
+
+    def _plan_turn(self, plan: FactPlan, in_force: dict[FactKey, InForce], item: TurnFacts, now: datetime) -> None:
+        """Add one turn's facts and inferences to the plan, updating `in_force` as the writes will."""
+        turn = item.turn
         dialogue = dialogue_id(turn.session_id, turn.turn_id)
-        learned = relationship_properties(RelType.REFERENCE, 1.0, now)
+        fact_ids: list[str] = []
+        for fact in item.facts:
+            fact_id, text = self._plan_fact(plan, in_force, turn, fact, dialogue, now, item.extracted_by)
+            fact_ids.append(fact_id)
+            plan.written.append(NodeText(fact_id, NodeType.KNOWLEDGE.value, text, vector_source(turn, fact.span)))
+            plan.entities += [
+                {"id": entity_id, "type": entity_type, "properties": properties, "fact_id": fact_id}
+                for entity_id, entity_type, properties in self._entities(turn, fact, now)
+            ]
+        for inference in item.inferences:
+            premises = [fact_ids[i] for i in inference.premise_indexes]
+            inferred_id = f"knowledge:{stable_digest('inferred', inference.rule_id, *premises)}"
+            content = f"{inference.subject} {inference.slot.replace('_', ' ')}: {inference.value} (inferred)"
+            properties = node_properties(
+                label=f"{inference.subject} {inference.slot}",
+                content=content,
+                importance=Importance.NORMAL,
+                now=now,
+                source=Source.INFERRED,
+                confidence=min(inference.confidence, 0.6),
+                subject=inference.subject,
+                subject_key=normalize_name(inference.subject),
+                slot=inference.slot,
+                value=inference.value,
+                value_key=normalize_name(inference.value),
+                valid_from=inference.valid_from or turn.timestamp,
+                valid_to=inference.valid_to,
+                rule_id=inference.rule_id,
+                session_id=turn.session_id,
+                extracted_by=item.extracted_by,
+            )
+            plan.facts.append(_fact_row(inferred_id, properties, turn, dialogue, inferred=True))
+            plan.causal += [
+                link_row(RelType.CAUSAL, premise, inferred_id, inference.confidence, now) for premise in premises
+            ]
+            plan.written.append(NodeText(inferred_id, NodeType.KNOWLEDGE.value, content))
 
-        def work(tx: GraphTx, later: LaterWrites) -> list[NodeText]:
-            written: list[NodeText] = []
-            fact_ids: list[str] = []
-            for fact in facts:
-                fact_id, text = self._write_fact(tx, namespace, turn, fact, dialogue, now, report, extracted_by)
-                fact_ids.append(fact_id)
-                written.append(NodeText(fact_id, NodeType.KNOWLEDGE.value, text, vector_source(turn, fact.span)))
-                later.entities += [
-                    {"id": entity_id, "type": entity_type, "properties": properties, "fact_id": fact_id}
-                    for entity_id, entity_type, properties in self._entities(turn, fact, now)
-                ]
-            for inference in inferences:
-                premises = [fact_ids[i] for i in inference.premise_indexes]
-                inferred_id = f"knowledge:{stable_digest('inferred', inference.rule_id, *premises)}"
-                content = f"{inference.subject} {inference.slot.replace('_', ' ')}: {inference.value} (inferred)"
-                properties = node_properties(
-                    label=f"{inference.subject} {inference.slot}",
-                    content=content,
-                    importance=Importance.NORMAL,
-                    now=now,
-                    source=Source.INFERRED,
-                    confidence=min(inference.confidence, 0.6),
-                    subject=inference.subject,
-                    subject_key=normalize_name(inference.subject),
-                    slot=inference.slot,
-                    value=inference.value,
-                    value_key=normalize_name(inference.value),
-                    valid_from=inference.valid_from or turn.timestamp,
-                    valid_to=inference.valid_to,
-                    rule_id=inference.rule_id,
-                    session_id=turn.session_id,
-                    extracted_by=extracted_by,
-                )
-                row = tx.run("ingest.upsert_fact", namespace=namespace, id=inferred_id, properties=properties,
-                             turn_id=turn.turn_id, dialogue_id=dialogue, learned=learned)[0]  # fmt: skip
-                # Now, not later: a premise superseded further on in this batch finds its inferences
-                # through these edges.
-                create_links(
-                    tx,
-                    namespace,
-                    [link_row(RelType.CAUSAL, premise, inferred_id, inference.confidence, now) for premise in premises],
-                )
-                report.inferences += int(row["created"])
-                written.append(NodeText(inferred_id, NodeType.KNOWLEDGE.value, content))
-            return written
-
-        return work
-
-    def _write_fact(
+    def _plan_fact(
         self,
-        tx: GraphTx,
-        namespace: str,
+        plan: FactPlan,
+        in_force: dict[FactKey, InForce],
         turn: Turn,
         fact: FactMention,
         dialogue: str,
         now: datetime,
-        report: IngestReport,
-        extracted_by: str | None = None,
+        extracted_by: str | None,
     ) -> tuple[str, str]:
-        """Create, restate or supersede; returns (fact id, text to embed). `extracted_by` names an
+        """Restate, create or supersede; returns (fact id, text to embed). `extracted_by` names an
         extractor other than the rules (stored on a node it creates)."""
         subject_key = normalize_name(fact.subject)
         value_key = normalize_name(fact.value)
-        event_time = fact.event_time
         sentence = sentence_around(turn.text, fact.span)
         content = f"{fact.subject} {fact.slot.replace('_', ' ')}: {fact.value}. “{sentence}”"
-        learned = relationship_properties(RelType.REFERENCE, 1.0, now)
         # A single-valued slot (car, lives_in) has one value in force; a multi-valued one (likes,
         # trip_to) only recognises the same value said again.
-        value_filter = None if supersedes(fact.slot) else value_key
-        current = tx.run(
-            "ingest.current_fact", namespace=namespace, subject_key=subject_key, slot=fact.slot, value_key=value_filter
-        )
-        if current and current[0]["value_key"] == value_key:  # said again: the same fact, one more source
-            tx.run("ingest.upsert_fact", namespace=namespace, id=current[0]["id"], properties={},
-                   turn_id=turn.turn_id, dialogue_id=dialogue, learned=learned)  # fmt: skip
-            return current[0]["id"], content
+        key = _fact_key(fact)
+        current = in_force.get(key)
+        if current and current.value_key == value_key:  # said again: the same fact, one more source
+            plan.facts.append(_fact_row(current.id, {}, turn, dialogue, inferred=False))
+            return current.id, content
         fact_id = f"knowledge:{stable_digest(subject_key, fact.slot, value_key, turn.key)}"
         properties = node_properties(
             label=f"{fact.subject} {fact.slot}",
@@ -371,21 +396,19 @@ class Ingestor:
             value=fact.value,
             value_key=value_key,
             valid_from=turn.timestamp,
-            event_time=event_time,
+            event_time=fact.event_time,
             session_id=turn.session_id,
             extracted_by=extracted_by,
         )
-        if current and current[0]["valid_from"] > turn.timestamp:
+        late = current is not None and current.valid_from > turn.timestamp
+        if current is not None and late:
             # An older statement arriving late: it is history, already replaced by the current value.
-            properties |= {"valid_to": current[0]["valid_from"], "superseded_by": current[0]["id"]}
-        row = tx.run("ingest.upsert_fact", namespace=namespace, id=fact_id, properties=properties,
-                     turn_id=turn.turn_id, dialogue_id=dialogue, learned=learned)[0]  # fmt: skip
-        if current and current[0]["id"] != fact_id and "superseded_by" not in properties:
-            withdrawn = tx.run("ingest.supersede_fact", namespace=namespace, old_id=current[0]["id"], new_id=fact_id,
-                               at=turn.timestamp, now=now)[0]["withdrawn"]  # fmt: skip
-            report.facts_superseded += 1
-            report.inferences_withdrawn += withdrawn
-        report.facts_created += int(row["created"])
+            properties |= {"valid_to": current.valid_from, "superseded_by": current.id}
+        plan.facts.append(_fact_row(fact_id, properties, turn, dialogue, inferred=False))
+        if not late:
+            if current is not None and current.id != fact_id:
+                plan.supersessions.append({"old_id": current.id, "new_id": fact_id, "at": turn.timestamp})
+            in_force[key] = InForce(fact_id, value_key, turn.timestamp)
         return fact_id, content
 
     def _entities(self, turn: Turn, fact: FactMention, now: datetime) -> Iterator[tuple[str, str, dict[str, Any]]]:
@@ -455,3 +478,14 @@ class Ingestor:
         )
         report.events += sum(1 for row in rows if row["created"])
         return [NodeText(e["id"], NodeType.EXPERIENCE.value, e["properties"]["label"], e["vector_of"]) for e in events]
+
+
+def _fact_key(fact: FactMention) -> FactKey:
+    value_key = None if supersedes(fact.slot) else normalize_name(fact.value)
+    return normalize_name(fact.subject), fact.slot, value_key
+
+
+def _fact_row(fact_id: str, properties: dict[str, Any], turn: Turn, dialogue: str, *, inferred: bool) -> dict[str, Any]:
+    """An `ingest.upsert_facts` row: properties are set on creation only ({} for a restated fact)."""
+    return {"id": fact_id, "properties": properties, "turn_id": turn.turn_id, "dialogue_id": dialogue,
+            "inferred": inferred}  # fmt: skip
