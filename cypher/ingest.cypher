@@ -25,46 +25,46 @@ MERGE (d)-[r:REFERENCE]->(p)
 RETURN d.id AS id, created
 
 // name: chain_sessions
-// Rebuild each touched session's TEMPORAL chain in turn order (timestamp, then arrival), removing
-// edges that a late turn made non-consecutive.
+// Each touched session's TEMPORAL chain in turn order (timestamp, then arrival): every turn is linked
+// to the next, and its edges to other turns of the session are removed (a late turn made them
+// non-consecutive). Linear in the session's length: each turn's edges are checked against its
+// successor, not against the whole list.
 UNWIND $episode_ids AS episode_id
 MATCH (ep:Memory {namespace: $namespace, id: episode_id})-[:HIERARCHY]->(d:Dialogue)
 WITH ep, d
 ORDER BY d.timestamp, d.seq
 WITH ep, collect(d) AS turns
-CALL (turns) {
-  UNWIND range(0, size(turns) - 2) AS i
-  WITH turns[i] AS a, turns[i + 1] AS b
-  MERGE (a)-[r:TEMPORAL]->(b)
-    ON CREATE SET r += $structural
-}
-CALL (ep, turns) {
-  MATCH (ep)-[:HIERARCHY]->(a:Dialogue)-[r:TEMPORAL]->(b:Dialogue)<-[:HIERARCHY]-(ep)
-  WITH r, a, b, turns
-  WHERE NOT any(i IN range(0, size(turns) - 2) WHERE turns[i] = a AND turns[i + 1] = b)
+UNWIND range(0, size(turns) - 1) AS i
+WITH ep, turns[i] AS a, turns[i + 1] AS next
+CALL (ep, a, next) {
+  MATCH (a)-[r:TEMPORAL]->(b:Dialogue)<-[:HIERARCHY]-(ep)
+  WHERE next IS NULL OR b <> next
   DELETE r
 }
-RETURN count(ep) AS sessions
+WITH a, next
+WHERE next IS NOT NULL
+MERGE (a)-[r:TEMPORAL]->(next)
+  ON CREATE SET r += $structural
+RETURN count(r) AS linked
 
 // name: chain_episodes
-// Sessions in time order: a TEMPORAL chain over the namespace's episodes.
+// Sessions in time order: a TEMPORAL chain over the namespace's episodes (linear, as chain_sessions).
 MATCH (ep:Episode:Memory {namespace: $namespace})
 WITH ep
 ORDER BY ep.started_at, ep.id
 WITH collect(ep) AS episodes
-CALL (episodes) {
-  UNWIND range(0, size(episodes) - 2) AS i
-  WITH episodes[i] AS a, episodes[i + 1] AS b
-  MERGE (a)-[r:TEMPORAL]->(b)
-    ON CREATE SET r += $structural
-}
-CALL (episodes) {
-  MATCH (a:Episode:Memory {namespace: $namespace})-[r:TEMPORAL]->(b:Episode)
-  WITH r, a, b, episodes
-  WHERE NOT any(i IN range(0, size(episodes) - 2) WHERE episodes[i] = a AND episodes[i + 1] = b)
+UNWIND range(0, size(episodes) - 1) AS i
+WITH episodes[i] AS a, episodes[i + 1] AS next
+CALL (a, next) {
+  MATCH (a)-[r:TEMPORAL]->(b:Episode)
+  WHERE next IS NULL OR b <> next
   DELETE r
 }
-RETURN size(episodes) AS episodes
+WITH a, next
+WHERE next IS NOT NULL
+MERGE (a)-[r:TEMPORAL]->(next)
+  ON CREATE SET r += $structural
+RETURN count(r) AS linked
 
 // name: session_texts
 // The turns of each episode in order, for its extractive summary.
@@ -160,25 +160,24 @@ MERGE (x)-[r:REFERENCE]->(d)
 RETURN x.id AS id, created
 
 // name: chain_events
-// Each subject's events in time order form a TEMPORAL chain.
+// Each subject's events in time order form a TEMPORAL chain (linear, as chain_sessions).
 UNWIND $subject_keys AS subject_key
 MATCH (x:Experience:Memory {namespace: $namespace, subject_key: subject_key})
 WITH subject_key, x
 ORDER BY x.event_time, x.id
 WITH subject_key, collect(x) AS events
-CALL (events) {
-  UNWIND range(0, size(events) - 2) AS i
-  WITH events[i] AS a, events[i + 1] AS b
-  MERGE (a)-[r:TEMPORAL]->(b)
-    ON CREATE SET r += $structural
-}
-CALL (subject_key, events) {
-  MATCH (a:Experience:Memory {namespace: $namespace, subject_key: subject_key})-[r:TEMPORAL]->(b:Experience)
-  WITH r, a, b, events
-  WHERE NOT any(i IN range(0, size(events) - 2) WHERE events[i] = a AND events[i + 1] = b)
+UNWIND range(0, size(events) - 1) AS i
+WITH events[i] AS a, events[i + 1] AS next
+CALL (a, next) {
+  MATCH (a)-[r:TEMPORAL]->(b:Experience)
+  WHERE next IS NULL OR b <> next
   DELETE r
 }
-RETURN count(*) AS subjects
+WITH a, next
+WHERE next IS NOT NULL
+MERGE (a)-[r:TEMPORAL]->(next)
+  ON CREATE SET r += $structural
+RETURN count(r) AS linked
 
 // name: dialogue_turns
 // The turns behind Dialogue nodes, in order, for extractors that run after the tracks (the LLM enricher).

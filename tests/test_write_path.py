@@ -175,6 +175,35 @@ def test_a_statement_arriving_late_is_history_and_a_repeated_one_adds_a_source(a
     assert current["by"] is None and current["until"] is None and current["turns"] == ["s2:1", "s3:1", "s3:2"]
 
 
+def test_chains_stay_consecutive_when_turns_sessions_and_events_arrive_late(api, cypher, worker, namespace) -> None:
+    api.put(f"/v1/namespaces/{namespace}")
+    june = [_turn("s2", "s2:1", "Alice", "Yesterday I went to Rome.", S2)]  # event 2024-05-31
+    may = [
+        _turn("s1", "s1:1", "Alice", "I went to Paris last Friday.", "2024-05-15T10:00:00+00:00"),  # 2024-05-10
+        _turn("s1", "s1:3", "Alice", "Nice.", "2024-05-15T10:02:00+00:00"),
+    ]
+    between = [_turn("s1", "s1:2", "Alice", "Two weeks ago I ran a race.", "2024-05-15T10:01:00+00:00")]  # 05-01
+    for batch in (june, may, between):
+        assert _post(api, namespace, batch).status_code == 200
+    turns = cypher(
+        "MATCH (a:Dialogue {namespace: $ns})-[:TEMPORAL]->(b:Dialogue) RETURN a.turn_id AS a, b.turn_id AS b",
+        ns=namespace,
+    )
+    assert {(r["a"], r["b"]) for r in turns} == {("s1:1", "s1:2"), ("s1:2", "s1:3")}
+    sessions = cypher(
+        "MATCH (a:Episode {namespace: $ns})-[:TEMPORAL]->(b:Episode) RETURN a.session_id AS a, b.session_id AS b",
+        ns=namespace,
+    )
+    assert [(r["a"], r["b"]) for r in sessions] == [("s1", "s2")]
+    events = cypher(
+        "MATCH (a:Experience {namespace: $ns})-[:TEMPORAL]->(b:Experience) "
+        "RETURN date(a.event_time) AS a, date(b.event_time) AS b ORDER BY a",
+        ns=namespace,
+    )
+    days = [(str(r["a"]), str(r["b"])) for r in events]
+    assert days == [("2024-05-01", "2024-05-10"), ("2024-05-10", "2024-05-31")]
+
+
 def test_relative_times_become_dated_events_in_a_chain(api, cypher, worker, namespace) -> None:
     api.put(f"/v1/namespaces/{namespace}")
     turns = [
