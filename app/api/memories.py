@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from fastapi import APIRouter, Depends, Query, Request, Response, status
+from fastapi import APIRouter, Query, Request, Response, status
 from starlette.concurrency import run_in_threadpool
 
-from app.api.access import namespace_access, runtime_of
+from app.api.access import Engines, Namespace
 from app.api.schemas import LinkBody, MemoryBody, NamespaceBody, NodePatchBody
-from app.runtime import Runtime
 
 router = APIRouter(prefix="/v1/namespaces", tags=["memory graph"])
-Namespace = Annotated[str, Depends(namespace_access)]
-Engines = Annotated[Runtime, Depends(runtime_of)]
 
 
 @router.put("/{ns}", status_code=status.HTTP_200_OK)
@@ -99,9 +96,9 @@ def export_namespace(
 async def import_namespace(
     ns: Namespace,
     request: Request,
+    runtime: Engines,
     format: Literal["json", "graphml"] = Query("json"),  # noqa: A002
 ) -> dict[str, Any]:
     """Load an export (same formats) into an existing, empty namespace; all or nothing."""
-    runtime = runtime_of(request)
     body = await request.body()
     return {"imported": await run_in_threadpool(runtime.transfer.import_text, ns, body, format)}

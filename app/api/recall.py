@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
-from app.api.access import namespace_access, runtime_of
+from app.api.access import Engines, Namespace
 from app.api.schemas import ChainBody, RecallBody
 from app.domain.inputs import InputError
-from app.runtime import Runtime
 
 router = APIRouter(prefix="/v1/namespaces", tags=["read path"])
-Namespace = Annotated[str, Depends(namespace_access)]
-Engines = Annotated[Runtime, Depends(runtime_of)]
 
 
 @router.post("/{ns}/recall")

@@ -5,20 +5,17 @@ from __future__ import annotations
 import asyncio
 import time
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Depends, Response, status
+from fastapi import APIRouter, Response, status
 from starlette.concurrency import run_in_threadpool
 
-from app.api.access import namespace_access, runtime_of
+from app.api.access import Engines, Namespace
 from app.api.errors import ApiError
 from app.api.schemas import TurnsBody
 from app.domain.turns import dialogue_id
-from app.runtime import Runtime
 
 router = APIRouter(prefix="/v1/namespaces", tags=["write path"])
-Namespace = Annotated[str, Depends(namespace_access)]
-Engines = Annotated[Runtime, Depends(runtime_of)]
 WAIT_TIMEOUT_S = 600.0
 
 
