@@ -2,7 +2,8 @@
 
 // name: create
 // $links: [{type, source_id, target_id, properties}], one row or many, distinct pairs per type.
-// Idempotent: an existing relationship of the type between the two nodes is returned as it is.
+// Idempotent: an existing relationship of the type between the two nodes is left as it is. Returns
+// one row per link with `created`, no properties (the batch writers only count; `get` reads one).
 UNWIND $links AS link
 MATCH (a:Memory {namespace: $namespace, id: link.source_id})
 MATCH (b:Memory {namespace: $namespace, id: link.target_id})
@@ -11,9 +12,12 @@ FOREACH (_ IN CASE WHEN old IS NULL THEN [1] ELSE [] END |
   CREATE (a)-[r:$(link.type)]->(b)
   SET r = link.properties
 )
-WITH a, b, link, old
-MATCH (a)-[r:$(link.type)]->(b)
-RETURN type(r) AS type, a.id AS source_id, b.id AS target_id, r {.*} AS properties, old IS NULL AS created
+RETURN link.type AS type, link.source_id AS source_id, link.target_id AS target_id, old IS NULL AS created
+
+// name: get
+// One relationship with its properties.
+MATCH (a:Memory {namespace: $namespace, id: $source_id})-[r:$($type)]->(b:Memory {namespace: $namespace, id: $target_id})
+RETURN type(r) AS type, a.id AS source_id, b.id AS target_id, r {.*} AS properties
 
 // name: of_node
 // Every relationship touching a node, for the node view.

@@ -90,8 +90,8 @@ def link_row(rel_type: RelType, source_id: str, target_id: str, weight: float | 
 
 
 def create_links(tx: GraphTx, namespace: str, rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Create the relationships that do not exist yet (idempotent); each comes back with `created`.
-    A pair repeated in `rows` is created once."""
+    """Create the relationships that do not exist yet (idempotent); each comes back as its type,
+    source_id, target_id and `created`. A pair repeated in `rows` is created once."""
     distinct = list({(r["type"], r["source_id"], r["target_id"]): r for r in rows}.values())
     return tx.run("link.create", namespace=namespace, links=distinct) if distinct else []
 
@@ -105,5 +105,9 @@ def create_link(
     weight: float | None,
     now: datetime,
 ) -> dict[str, Any]:
-    """Create one relationship unless it exists; returns it with a `created` flag."""
-    return create_links(tx, namespace, [link_row(rel_type, source_id, target_id, weight, now)])[0]
+    """Create one relationship unless it exists; returns it (type, ends, properties) with a `created` flag."""
+    row = link_row(rel_type, source_id, target_id, weight, now)
+    created = create_links(tx, namespace, [row])[0]["created"]
+    link = tx.run("link.get", namespace=namespace, type=row["type"], source_id=row["source_id"],
+                  target_id=row["target_id"])[0]  # fmt: skip
+    return link | {"created": created}
