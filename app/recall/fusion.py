@@ -325,11 +325,13 @@ def rank(
     found = list(candidates)
     text = rank_scores({c.id: c.text for c in found}, weights.rank_constant)
     vector = rank_scores({c.id: c.vector for c in found}, weights.rank_constant)
-    candidates = [replace(c, text=text[c.id], vector=vector[c.id]) for c in found]
     merged: dict[tuple[str, ...], Card] = {}
-    for candidate in candidates:
-        if not visible(candidate.type, candidate.node, include_history=include_history, as_of=as_of, window=window):
+    for found_candidate in found:
+        node_type, node = found_candidate.type, found_candidate.node
+        if not visible(node_type, node, include_history=include_history, as_of=as_of, window=window):
             continue
+        # Ranks among all that path's hits, hidden ones included; copied, so the input is unchanged.
+        candidate = replace(found_candidate, text=text[found_candidate.id], vector=vector[found_candidate.id])
         score, explain = score_candidate(candidate, mode, now, weights)
         if score <= 0.0:
             continue
