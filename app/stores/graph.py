@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 import neo4j
 
 from app.settings import Settings
+from app.stores import bolt_datetimes
 from app.stores.cypher import CypherQueries
 
 T = TypeVar("T")
@@ -73,6 +74,7 @@ class GraphStore:
 
     @classmethod
     def connect(cls, settings: Settings, queries: CypherQueries | None = None) -> GraphStore:
+        bolt_datetimes.install()  # before the driver opens connections (see the module)
         driver = neo4j.GraphDatabase.driver(
             settings.neo4j_uri,
             auth=settings.neo4j_auth,
