@@ -33,6 +33,15 @@ def _post(api, ns: str, turns: list[dict], wait: bool = True):  # type: ignore[n
     return api.post(f"/v1/namespaces/{ns}/turns", json={"turns": turns, "wait": wait})
 
 
+def _stated_cars(cypher, ns: str) -> list[dict]:  # type: ignore[no-untyped-def]
+    return cypher(
+        "MATCH (k:Knowledge {namespace: $ns, slot: 'car', source: 'user_stated'}) "
+        "RETURN k.id AS id, k.value AS value, k.valid_from AS since, k.valid_to AS until, k.superseded_by AS by, "
+        "k.source_turn_ids AS turns ORDER BY since",
+        ns=ns,
+    )
+
+
 def _graph_counts(cypher, ns: str) -> tuple[int, int]:
     nodes = cypher("MATCH (m:Memory {namespace: $ns}) RETURN count(m) AS n", ns=ns)[0]["n"]
     rels = cypher("MATCH (:Memory {namespace: $ns})-[r]->() RETURN count(r) AS n", ns=ns)[0]["n"]
@@ -93,12 +102,7 @@ def test_a_changed_fact_supersedes_and_keeps_history(api, cypher, worker, namesp
     api.put(f"/v1/namespaces/{namespace}")
     _post(api, namespace, FIRST_SESSION)
     _post(api, namespace, SECOND_SESSION)
-    cars = cypher(
-        "MATCH (k:Knowledge {namespace: $ns, slot: 'car', source: 'user_stated'}) "
-        "RETURN k.id AS id, k.value AS value, k.valid_from AS since, k.valid_to AS until, k.superseded_by AS by, "
-        "k.source_turn_ids AS turns ORDER BY since",
-        ns=namespace,
-    )
+    cars = _stated_cars(cypher, namespace)
     assert [c["value"] for c in cars] == ["Model Y", "Tesla Model 3"]
     old, new = cars
     assert old["by"] == new["id"] and old["until"] == datetime(2024, 6, 1, 9, tzinfo=UTC)
@@ -162,12 +166,7 @@ def test_a_statement_arriving_late_is_history_and_a_repeated_one_adds_a_source(a
     july = "2024-07-01T09:00:00+00:00"
     again = [_turn("s3", f"s3:{i}", "Alice", "My car is a Tesla Model 3.", july) for i in (1, 2)]
     _post(api, namespace, again)  # said twice in one batch
-    cars = cypher(
-        "MATCH (k:Knowledge {namespace: $ns, slot: 'car', source: 'user_stated'}) "
-        "RETURN k.id AS id, k.value AS value, k.valid_to AS until, k.superseded_by AS by, "
-        "k.source_turn_ids AS turns ORDER BY k.valid_from",
-        ns=namespace,
-    )
+    cars = _stated_cars(cypher, namespace)
     assert [c["value"] for c in cars] == ["Model Y", "Tesla Model 3"]
     old, current = cars
     assert old["by"] == current["id"] and old["until"] == datetime(2024, 6, 1, 9, tzinfo=UTC)
