@@ -1,3 +1,5 @@
+import gc
+
 from fastapi.testclient import TestClient
 
 from app.api.main import create_app
@@ -15,6 +17,18 @@ def test_healthz_and_readyz_report_every_engine_ok(settings, embedder) -> None:
             assert body["status"] == "ok"
             assert body["checks"] == {name: {"status": "ok"} for name in ("neo4j", "redis", "vectors")}
             assert response.headers["X-Request-ID"]
+    finally:
+        runtime.close()
+
+
+def test_start_up_objects_are_kept_out_of_the_collector(settings, embedder) -> None:
+    runtime = Runtime.open(settings, host_jobs=False, embedder=embedder)
+    gc.unfreeze()
+    try:
+        with TestClient(create_app(runtime=runtime)):
+            frozen = gc.get_freeze_count()
+            # the runtime's objects (the embedder's among them) are frozen; few are left to collect
+            assert frozen > 10_000 and len(gc.get_objects()) < frozen
     finally:
         runtime.close()
 

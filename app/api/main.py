@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -20,6 +21,12 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         owned = runtime is None
         app.state.runtime = runtime or Runtime.open(settings or get_settings())
+        # What start-up allocated (model, tokenizer, query texts, vector engine: ~100k objects) lives as
+        # long as the process: out of the collector's sight, a full collection during a recall takes
+        # under 1 ms instead of ~35 ms (measured in-process at 100k nodes). Garbage is collected first,
+        # so none of it is frozen.
+        gc.collect()
+        gc.freeze()
         try:
             yield
         finally:
