@@ -29,6 +29,7 @@ def test_start_up_objects_are_kept_out_of_the_collector(settings, embedder) -> N
             frozen = gc.get_freeze_count()
             # the runtime's objects (the embedder's among them) are frozen; few are left to collect
             assert frozen > 10_000 and len(gc.get_objects()) < frozen
+        assert gc.get_freeze_count() == 0  # handed back at shut-down
     finally:
         runtime.close()
 
