@@ -61,7 +61,7 @@ class SpreadingSettings:
     hop_decay: float = 0.5
     min_activation: float = 0.05
     max_fanout: int = 64  # nodes with more relationships are reached but not expanded through
-    cap: int = 50  # nodes kept per stage (bounds the cost on dense graphs)
+    cap: int = 100  # nodes kept per stage (bounds the cost on dense graphs)
     result_limit: int = 50  # hot-path nodes handed to fusion
     text_limit: int = 50  # full-text / slot / time-window seeds fetched
     seed_limit: int = 60  # seeds spreading activation starts from
