@@ -145,9 +145,7 @@ class Ingestor:
             # turns are applied in order, so a later value supersedes an earlier one within the batch.
             extracted = [found for item in ordered if (found := self._facts(item.turn))]
             if extracted:
-                to_index += self.graph.write_transaction(
-                    lambda tx: self._write_facts(tx, namespace, extracted, now, report)
-                )
+                to_index += self._write_facts(namespace, extracted, now, report)
         with report.stage("temporal"):
             to_index += self._events(namespace, ordered, now, report)
         with report.stage("episodes"):
@@ -243,11 +241,24 @@ class Ingestor:
     # -- 2. facts and 4. inferences ------------------------------------------------------------------
 
     def _write_facts(
-        self, tx: GraphTx, namespace: str, extracted: Sequence[TurnFacts], now: datetime, report: IngestReport
+        self, namespace: str, extracted: Sequence[TurnFacts], now: datetime, report: IngestReport
     ) -> list[NodeText]:
-        """The batch's facts, inferences and entities in one transaction: the facts in force are read
-        once, the plan is made here, and each kind of write is one statement (a premise's CAUSAL
-        links exist before any supersession withdraws what was inferred from it)."""
+        """The batch's facts, inferences and entities in one transaction; returns the nodes to embed.
+        The counts reach `report` once the transaction has committed (it may be retried)."""
+        counts = IngestReport()
+        written = self.graph.write_transaction(lambda tx: self._fact_statements(tx, namespace, extracted, now, counts))
+        report.facts_created += counts.facts_created
+        report.inferences += counts.inferences
+        report.facts_superseded += counts.facts_superseded
+        report.inferences_withdrawn += counts.inferences_withdrawn
+        return written
+
+    def _fact_statements(
+        self, tx: GraphTx, namespace: str, extracted: Sequence[TurnFacts], now: datetime, counts: IngestReport
+    ) -> list[NodeText]:
+        """The facts in force are read once, the plan is made here, and each kind of write is one
+        statement (a premise's CAUSAL links exist before any supersession withdraws what was inferred
+        from it). `counts` is set, not added to: a retried transaction starts it again."""
         keys = {_fact_key(fact) for item in extracted for fact in item.facts}
         rows = tx.run(
             "ingest.current_facts",
@@ -264,13 +275,14 @@ class Ingestor:
             self._plan_turn(plan, in_force, item, now)
         learned = relationship_properties(RelType.REFERENCE, 1.0, now)
         upserted = tx.run("ingest.upsert_facts", namespace=namespace, facts=plan.facts, learned=learned)
-        report.facts_created += len({row["id"] for row in upserted if row["created"] and not row["inferred"]})
-        report.inferences += len({row["id"] for row in upserted if row["created"] and row["inferred"]})
+        counts.facts_created = len({row["id"] for row in upserted if row["created"] and not row["inferred"]})
+        counts.inferences = len({row["id"] for row in upserted if row["created"] and row["inferred"]})
         create_links(tx, namespace, plan.causal)
+        counts.facts_superseded = len(plan.supersessions)
+        counts.inferences_withdrawn = 0
         if plan.supersessions:
             withdrawn = tx.run("ingest.supersede_facts", namespace=namespace, supersessions=plan.supersessions, now=now)
-            report.facts_superseded += len(plan.supersessions)
-            report.inferences_withdrawn += withdrawn[0]["withdrawn"]
+            counts.inferences_withdrawn = withdrawn[0]["withdrawn"]
         if plan.entities:
             tx.run("ingest.upsert_entities", namespace=namespace, entities=plan.entities, learned=learned)
         return plan.written
@@ -290,9 +302,7 @@ class Ingestor:
         ]
         if extracted:
             with report.stage("facts+inferences"):
-                written = self.graph.write_transaction(
-                    lambda tx: self._write_facts(tx, namespace, extracted, now, report)
-                )
+                written = self._write_facts(namespace, extracted, now, report)
             with report.stage("embedding+semantic"):
                 report.semantic_edges = self.semantic.index(namespace, written, now)
         return report
