@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from app.extract.timeexpr import find_time_expressions, resolve_query_window
+from app.extract.timeexpr import find_time_expressions, window_of
 from app.extract.types import Granularity, TimeMention
 
 REF = datetime(2024, 5, 15, 10, 0, tzinfo=UTC)  # a Wednesday
@@ -327,7 +327,7 @@ def test_naive_reference_raises() -> None:
     with pytest.raises(ValueError, match="timezone-aware"):
         find_time_expressions("yesterday", datetime(2024, 5, 15, 10, 0))
     with pytest.raises(ValueError, match="timezone-aware"):
-        resolve_query_window("yesterday", datetime(2024, 5, 15, 10, 0))
+        window_of(find_time_expressions("yesterday", datetime(2024, 5, 15, 10, 0)))
 
 
 @pytest.mark.parametrize(
@@ -343,9 +343,9 @@ def test_naive_reference_raises() -> None:
         ("我们天天见面吗", None),
     ],
 )
-def test_resolve_query_window(query: str, window: tuple[str, str] | None) -> None:
+def test_query_window(query: str, window: tuple[str, str] | None) -> None:
     expected = None if window is None else (at(window[0]), at(window[1]))
-    assert resolve_query_window(query, REF) == expected
+    assert window_of(find_time_expressions(query, REF)) == expected
 
 
 # Independent check against the maintained libraries where their semantics match ours.

@@ -1,8 +1,8 @@
 """Find relative and absolute time expressions in a conversation turn and resolve them to windows.
 
 `find_time_expressions(text, reference)` returns a `TimeMention` per expression, in text order, for
-English and Chinese (also mixed in one text). `resolve_query_window(text, reference)` gives the read
-path the union window of the expressions in a recall query.
+English and Chinese (also mixed in one text). `window_of(mentions)` gives the read path the union
+window of the expressions found in a recall query.
 
 How it works: one precompiled regex over a closed vocabulary finds candidate phrases, and small
 deterministic calendar code resolves each one. dateparser and jionlp were measured for this and
@@ -69,7 +69,7 @@ from datetime import date, datetime, time, timedelta, tzinfo
 
 from app.extract.types import Granularity, TimeMention
 
-__all__ = ["find_time_expressions", "resolve_query_window", "window_of"]
+__all__ = ["find_time_expressions", "window_of"]
 
 _ONE_DAY = timedelta(days=1)
 
@@ -664,16 +664,11 @@ def find_time_expressions(text: str, reference: datetime) -> list[TimeMention]:
     return mentions
 
 
-def resolve_query_window(text: str, reference: datetime) -> tuple[datetime, datetime] | None:
-    """The union window [min start, max end) of the expressions in a recall query, or None.
+def window_of(mentions: Sequence[TimeMention]) -> tuple[datetime, datetime] | None:
+    """The union window [min start, max end) of the expressions found in a recall query, or None.
 
     An instant ("yesterday at 3pm") counts as its whole day, so the window is never empty.
     """
-    return window_of(find_time_expressions(text, reference))
-
-
-def window_of(mentions: Sequence[TimeMention]) -> tuple[datetime, datetime] | None:
-    """The union window of already found mentions (see `resolve_query_window`)."""
     if not mentions:
         return None
     starts: list[datetime] = []
