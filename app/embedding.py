@@ -13,7 +13,7 @@ import numpy as np
 import onnxruntime as ort
 from tokenizers import Tokenizer
 
-from app.embedding_export import EmbeddingModelError, ExportedModel, ensure_exported
+from app.embedding_export import EmbeddingModelError, ExportedModel, Precision, ensure_exported
 from app.settings import PACKAGED_MINILM, Settings
 
 __all__ = ["Embedder", "EmbeddingModelError", "OnnxEncoder", "resolve_model_path"]
@@ -87,14 +87,14 @@ def _pool(hidden: np.ndarray, mask: np.ndarray, pooling: str) -> np.ndarray:
 class Embedder:
     """Normalized embeddings, so a dot product is the cosine similarity."""
 
-    def __init__(self, model_path: Path, cache_dir: Path) -> None:
+    def __init__(self, model_path: Path, cache_dir: Path, precision: Precision = "int8") -> None:
         self.model_path = model_path
-        self.encoder = OnnxEncoder(ensure_exported(model_path, cache_dir))
+        self.encoder = OnnxEncoder(ensure_exported(model_path, cache_dir, precision))
         self.dimension: int = self.encoder.exported.dimension
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Embedder:
-        return cls(resolve_model_path(settings.embedding_model), settings.model_cache_dir)
+        return cls(resolve_model_path(settings.embedding_model), settings.model_cache_dir, settings.embedding_precision)
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 from urllib.parse import urlparse
 
 from pydantic import Field, SecretStr
@@ -37,6 +38,9 @@ class Settings(BaseSettings):
 
     # A model directory, or the name of the model the project ships as a package.
     embedding_model: str = Field(PACKAGED_MINILM, alias="EMBEDDING_MODEL")
+    # int8: the export's weights quantized (about twice as fast on a CPU, cosine ~0.99 to the exact
+    # vectors, benchmark recall within noise: app/embedding_export.py); fp32: the exact model.
+    embedding_precision: Literal["int8", "fp32"] = Field("int8", alias="EMBEDDING_PRECISION")
     # Where the model's ONNX export is kept (app/embedding_export.py); default ~/.cache/hippograph/models.
     model_cache: Path | None = Field(None, alias="HIPPOGRAPH_MODEL_CACHE")
 

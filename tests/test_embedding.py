@@ -12,7 +12,7 @@ import pytest
 
 from app.embedding import Embedder, EmbeddingModelError, resolve_model_path
 from app.embedding_export import ensure_exported, export_folder
-from app.settings import PACKAGED_MINILM
+from app.settings import PACKAGED_MINILM, Settings
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -32,7 +32,13 @@ def reference(model_path: Path, texts: list[str]) -> np.ndarray:
     return np.asarray(model.encode(texts, normalize_embeddings=True, convert_to_numpy=True))
 
 
-def test_embeds_what_sentence_transformers_embeds(embedder: Embedder) -> None:
+@pytest.fixture(scope="module")
+def exact_embedder() -> Embedder:
+    return Embedder(resolve_model_path(PACKAGED_MINILM), Settings().model_cache_dir, "fp32")
+
+
+def test_fp32_embeds_what_sentence_transformers_embeds(exact_embedder: Embedder) -> None:
+    embedder = exact_embedder
     vectors = np.asarray(embedder.embed(TEXTS))
     expected = reference(embedder.model_path, TEXTS)
     assert vectors.shape == (len(TEXTS), 384)
@@ -44,6 +50,30 @@ def test_embeds_what_sentence_transformers_embeds(embedder: Embedder) -> None:
     assert embedder.embed([]) == []
 
 
+def test_int8_stays_close_to_sentence_transformers_and_ranks_alike(embedder: Embedder) -> None:
+    """The default (quantized) export: each vector close to the exact one, and the same nearest
+    passage for each query as the exact model finds."""
+    assert embedder.encoder.exported.precision == "int8"
+    vectors = np.asarray(embedder.embed(TEXTS))
+    cosines = (vectors * reference(embedder.model_path, TEXTS)).sum(axis=1)
+    assert cosines.min() > 0.95 and np.median(cosines) > 0.985, cosines  # the least: "ok", a single token
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    passages = [
+        "Alice drives a red Tesla Model Y to work.",
+        "我上周五和朋友在北京吃了烤鸭。",
+        "The quarterly report is due next Monday.",
+        "Bob adopted a puppy named Rex last spring.",
+        "我的新工作在上海，下个月开始。",
+    ]
+    queries = ["What car does Alice drive?", "上周五我们吃了什么？", "When is the report due?", "Does Bob have a dog?",
+               "我什么时候开始新工作？"]  # fmt: skip
+    exact = reference(embedder.model_path, passages + queries)
+    quantized = np.asarray(embedder.embed(passages + queries))
+    n = len(passages)
+    nearest = (quantized[n:] @ quantized[:n].T).argmax(axis=1).tolist()
+    assert nearest == (exact[n:] @ exact[:n].T).argmax(axis=1).tolist() == [0, 1, 2, 3, 4]
+
+
 def test_export_is_cached_and_redone_for_a_changed_model(tmp_path: Path) -> None:
     model = tmp_path / "minilm"
     shutil.copytree(resolve_model_path(PACKAGED_MINILM), model)
@@ -53,6 +83,8 @@ def test_export_is_cached_and_redone_for_a_changed_model(tmp_path: Path) -> None
     again = ensure_exported(model, cache)
     assert again.folder == first.folder and again.onnx_path.stat().st_mtime_ns == made
     assert [p.name for p in cache.iterdir()] == [first.folder.name]  # no staging folder left behind
+
+    assert export_folder(model, cache, "fp32") != first.folder  # each precision has its own export
 
     (model / "README.md").write_text("changed")
     assert export_folder(model, cache) != first.folder
@@ -68,7 +100,7 @@ def test_other_pooling_modes_match_sentence_transformers(tmp_path: Path, mode: s
     config[{"cls": "pooling_mode_cls_token", "max": "pooling_mode_max_tokens"}[mode]] = True
     config_path.write_text(json.dumps(config))
 
-    embedder = Embedder(model, tmp_path / "cache")
+    embedder = Embedder(model, tmp_path / "cache", "fp32")
     assert embedder.encoder.exported.pooling == mode
     vectors = np.asarray(embedder.embed(TEXTS))
     assert np.abs(vectors - reference(model, TEXTS)).max() < 1e-4
@@ -81,8 +113,13 @@ def test_unsupported_pooling_is_refused_by_name(tmp_path: Path) -> None:
     config = json.loads(config_path.read_text()) | {"pooling_mode_max_tokens": True}  # mean + max concatenated
     config_path.write_text(json.dumps(config))
     with pytest.raises(EmbeddingModelError, match="pooling"):
-        Embedder(model, tmp_path / "cache")
+        Embedder(model, tmp_path / "cache", "fp32")
     assert not (tmp_path / "cache").exists() or not any((tmp_path / "cache").iterdir())
+
+
+def test_an_unknown_precision_is_named(tmp_path: Path) -> None:
+    with pytest.raises(EmbeddingModelError, match="EMBEDDING_PRECISION"):
+        Embedder(resolve_model_path(PACKAGED_MINILM), tmp_path / "cache", "fp16")  # type: ignore[arg-type]
 
 
 def test_a_missing_model_folder_is_named(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ def test_defaults_point_at_local_engines_and_embedded_vectors() -> None:
     assert settings.redis_url == "redis://127.0.0.1:6379/0"
     assert settings.port == 8000
     assert settings.embedding_model == PACKAGED_MINILM
+    assert settings.embedding_precision == "int8"
     assert settings.embedded_vectors is True
     assert settings.vector_dir == Path("data") / "vectors"
     assert settings.neo4j_auth is None  # empty password: the local server runs without auth
@@ -25,6 +26,7 @@ def test_environment_is_read_by_the_documented_names(monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("QDRANT_URL", "http://qdrant:6333")
     monkeypatch.setenv("REDIS_URL", "redis://cache:6390/2")
     monkeypatch.setenv("EMBEDDING_MODEL", "/models/minilm")
+    monkeypatch.setenv("EMBEDDING_PRECISION", "fp32")
     monkeypatch.setenv("HIPPOGRAPH_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("HIPPOGRAPH_PORT", "9123")
     monkeypatch.setenv("HIPPOGRAPH_ADMIN_KEY", "admin-key")
@@ -37,6 +39,7 @@ def test_environment_is_read_by_the_documented_names(monkeypatch: pytest.MonkeyP
     assert settings.embedded_vectors is False
     assert settings.qdrant_url == "http://qdrant:6333"
     assert settings.embedding_model == "/models/minilm"
+    assert settings.embedding_precision == "fp32"
     assert settings.data_dir == tmp_path
     assert settings.vector_dir == tmp_path / "vectors"
     assert settings.port == 9123
