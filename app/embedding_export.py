@@ -12,7 +12,11 @@ quantized on the fly, so no calibration data is needed). On this 2-core machine 
 twice as fast (chat turns ~315 -> ~650 per second; LongMemEval's ingest 20.5 -> 30.0 turns/s), its
 vectors keep a cosine of ~0.99 to the exact ones (mean 0.991, min 0.98 over 2,000 benchmark turns),
 and recall on the evaluation sets moved within noise (docs/benchmarks.md, "Embedding precision").
-`fp32` keeps the exact model.
+One property to know: an activation's scale is taken over the whole batch, so a text's int8 vector
+varies a little with the texts embedded beside it (cosine ~0.99 between a text embedded alone and in
+a batch; the same batch always gives the same vectors, so a retried write stores what it stored).
+Per-row weight-only 8-bit (MatMulNBits) avoids that but ran no faster than fp32 here. `fp32` keeps
+the exact model, batch-independent.
 
 An export is a folder named by a digest of the model folder (file names, sizes, modification
 times), of the precision and of this module's format, so a changed model is exported again:

@@ -98,7 +98,8 @@ def test_payload_filters_and_delete(store: VectorStore, embedder, namespace: str
 def test_cross_lingual_text_is_stored_and_found(store: VectorStore, embedder, namespace: str) -> None:
     store.upsert(namespace, _records(embedder, ["chinese-tea", "car"]))
     hits = store.search(namespace, embedder.embed(["我每天早上喝绿茶"])[0], limit=1)
-    assert hits[0].node_id == "knowledge:chinese-tea" and hits[0].score > 0.99
+    # Not 1: with int8 embeddings a text's vector varies a little with its batch (app/embedding_export.py).
+    assert hits[0].node_id == "knowledge:chinese-tea" and hits[0].score > 0.97
 
 
 def test_wrong_dimension_is_refused(store: VectorStore, namespace: str) -> None:
