@@ -80,21 +80,23 @@ MATCH (ep:Memory {namespace: $namespace, id: e.id})
 SET ep.summary = e.summary, ep.content = e.content, ep.updated_at = $now
 RETURN count(ep) AS updated
 
-// name: current_facts
-// The stated fact in force for each of a batch's keys [{subject_key, slot, value_key}]: for a
+// name: fact_versions
+// The stated versions of each of a batch's keys [{subject_key, slot, value_key}] that a statement made
+// at or after $since can meet: the one in force and those ending after $since, oldest first. For a
 // single-valued slot the key's value_key is null (any value); for a multi-valued one it is the value.
-// A key with none comes back with a null id.
+// A key with none comes back as one row with a null id.
 UNWIND $keys AS key
 CALL (key) {
   OPTIONAL MATCH (k:Knowledge:Memory {namespace: $namespace, subject_key: key.subject_key, slot: key.slot})
   USING INDEX k:Memory(namespace, subject_key, slot)
-  WHERE k.source = 'user_stated' AND k.superseded_by IS NULL AND (key.value_key IS NULL OR k.value_key = key.value_key)
+  WHERE k.source = 'user_stated' AND (key.value_key IS NULL OR k.value_key = key.value_key)
+    AND (k.valid_to IS NULL OR k.valid_to > $since)
   RETURN k
-  ORDER BY k.valid_from DESC
-  LIMIT 1
+  ORDER BY k.valid_from ASC
 }
 RETURN key.subject_key AS subject_key, key.slot AS slot, key.value_key AS key_value,
-       k.id AS id, k.value_key AS value_key, k.valid_from AS valid_from
+       k.id AS id, k.value_key AS value_key, k.valid_from AS valid_from, k.valid_to AS valid_to,
+       k.superseded_by AS superseded_by
 
 // name: upsert_facts
 // $facts: [{id, properties, turn_id, dialogue_id, inferred}], stated and inferred facts in statement
@@ -120,6 +122,8 @@ RETURN fact.id AS id, fact.inferred AS inferred, created
 // $supersessions: [{old_id, new_id, at}] in order: each old value ends where its new one begins, and
 // the inferences drawn from it are withdrawn (kept, marked, given a valid_to), never deleted. One
 // subquery per row, so an inference two superseded premises share is withdrawn once, by the first.
+// A row may also re-point a version already superseded (a statement arriving late, dated inside its
+// interval, splits it); its inferences were withdrawn already and are left as they are.
 UNWIND $supersessions AS s
 CALL (s) {
   MATCH (old:Memory {namespace: $namespace, id: s.old_id})

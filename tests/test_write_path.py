@@ -174,6 +174,44 @@ def test_a_statement_arriving_late_is_history_and_a_repeated_one_adds_a_source(a
     assert current["by"] is None and current["until"] is None and current["turns"] == ["s2:1", "s3:1", "s3:2"]
 
 
+def test_late_statements_take_their_place_in_the_timeline(api, cypher, worker, namespace) -> None:
+    """A late value dated inside an old interval splits it; the value in force then, said again late,
+    adds a source instead of a second node; a late premise's inference is withdrawn from the start."""
+    api.put(f"/v1/namespaces/{namespace}")
+    june, july, august = S2, "2024-07-01T09:00:00+00:00", "2024-08-01T09:00:00+00:00"
+    _post(api, namespace, SECOND_SESSION)  # June: Tesla Model 3, moved to Munich
+    _post(api, namespace, [_turn("s4", "s4:1", "Alice", "My car is a Rivian.", august)])
+    late_july = [_turn("s3", "s3:1", "Alice", "My car is a BMW.", july)]
+    _post(api, namespace, late_july)  # inside Tesla's interval
+    _post(api, namespace, [FIRST_SESSION[0], FIRST_SESSION[2]])  # May: Model Y, moved to Berlin
+    _post(api, namespace, [_turn("s0", "s0:1", "Alice", "My car is a Model Y.", "2024-05-20T09:00:00+00:00")])
+    # Replayed: no node or edge more (SEMANTIC aside: a replayed turn also links to close
+    # neighbours written since it was first indexed).
+    q = (
+        "MATCH (m:Memory {namespace: $ns}) OPTIONAL MATCH (m)-[r]->() WHERE type(r) <> 'SEMANTIC' "
+        "RETURN count(DISTINCT m) AS nodes, count(r) AS rels"
+    )
+    before = cypher(q, ns=namespace)
+    _post(api, namespace, late_july)
+    assert cypher(q, ns=namespace) == before
+
+    cars = _stated_cars(cypher, namespace)
+    assert [c["value"] for c in cars] == ["Model Y", "Tesla Model 3", "BMW", "Rivian"]
+    ids = [c["id"] for c in cars]
+    assert [c["by"] for c in cars] == [*ids[1:], None]
+    bounds = [datetime.fromisoformat(t) for t in (june, july, august)]
+    assert [c["since"] for c in cars[1:]] == bounds and [c["until"] for c in cars] == [*bounds, None]
+    assert cars[0]["turns"] == ["s1:1", "s0:1"]
+    inferred = cypher(
+        "MATCH (i:Knowledge {namespace: $ns, source: 'inferred', slot: 'lives_in'}) "
+        "RETURN i.value AS value, i.withdrawn AS withdrawn, i.valid_to AS until",
+        ns=namespace,
+    )
+    by_value = {row["value"]: row for row in inferred}
+    assert by_value["Berlin"]["withdrawn"] is True and by_value["Berlin"]["until"] == datetime.fromisoformat(june)
+    assert by_value["Munich"]["withdrawn"] is None
+
+
 def test_chains_stay_consecutive_when_turns_sessions_and_events_arrive_late(api, cypher, worker, namespace) -> None:
     api.put(f"/v1/namespaces/{namespace}")
     june = [_turn("s2", "s2:1", "Alice", "Yesterday I went to Rome.", S2)]  # event 2024-05-31

@@ -4,9 +4,10 @@
    extractive summary), TEMPORAL chains of turns within a session and of sessions in time order.
 2. Fact track: slot facts (app/extract/facts.py) become Knowledge nodes with REFERENCE edges to
    their dialogue and entities (Person/Concept merged by normalized name). A new value for the same
-   subject and slot supersedes the old node (superseded_by, valid_to); nothing is deleted. The
-   batch's outcome (restated, new, superseding, late) is worked out in Python from one read of the
-   facts in force (`FactPlan`), then written in four statements.
+   subject and slot supersedes the old node (superseded_by, valid_to); nothing is deleted, and a
+   statement arriving late takes its place in the key's timeline. The batch's outcome (restated,
+   new, superseding, placed in history) is worked out in Python from one read of the versions its
+   times can meet (`FactPlan`), then written in four statements.
 3. Temporal track: time expressions (app/extract/timeexpr.py) resolved against the turn's
    timestamp become Experience events with event_time/event_end, chained per subject.
 4. Inference track: rules (app/data/inference_rules.yaml) add Knowledge nodes with
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import json
 import time
+from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -94,21 +96,32 @@ class TurnFacts:
 FactKey = tuple[str, str, str | None]  # (subject_key, slot, value_key for a multi-valued slot, else None)
 
 
-@dataclass(frozen=True)
-class InForce:
+@dataclass
+class Version:
+    """One stated value of a fact key and its interval, as the plan will have left it."""
+
     id: str
     value_key: str
     valid_from: datetime
+    valid_to: datetime | None = None
+    superseded_by: str | None = None
+
+
+def version_at(versions: Sequence[Version], at: datetime) -> int:
+    """Index of the version in force at `at` in `versions` (oldest first): the last one that began
+    at or before it; -1 when `at` is earlier than all of them."""
+    return bisect_right([version.valid_from for version in versions], at) - 1
 
 
 @dataclass
 class FactPlan:
-    """The statements of a batch's fact track, worked out in turn order from the facts in force
+    """The statements of a batch's fact track, worked out in turn order from the versions read
     before it: a later value supersedes an earlier one within the batch as across batches."""
 
     facts: list[dict[str, Any]] = field(default_factory=list)  # upsert_facts rows, in order
     causal: list[dict[str, Any]] = field(default_factory=list)  # premise -> inference links
     supersessions: list[dict[str, Any]] = field(default_factory=list)  # in order
+    superseded: int = 0  # versions that stop being in force (a re-pointed supersession is not one)
     entities: list[dict[str, Any]] = field(default_factory=list)  # upsert_entities rows
     written: list[NodeText] = field(default_factory=list)  # to embed
 
@@ -261,24 +274,26 @@ class Ingestor:
         from it). `counts` is set, not added to: a retried transaction starts it again."""
         keys = {_fact_key(fact) for item in extracted for fact in item.facts}
         rows = tx.run(
-            "ingest.current_facts",
+            "ingest.fact_versions",
             namespace=namespace,
             keys=[{"subject_key": subject, "slot": slot, "value_key": value} for subject, slot, value in keys],
+            since=min(item.turn.timestamp for item in extracted),
         )
-        in_force = {
-            (row["subject_key"], row["slot"], row["key_value"]): InForce(row["id"], row["value_key"], row["valid_from"])
-            for row in rows
-            if row["id"] is not None
-        }
+        timelines: dict[FactKey, list[Version]] = {key: [] for key in keys}
+        for row in rows:
+            if row["id"] is not None:
+                timelines[(row["subject_key"], row["slot"], row["key_value"])].append(
+                    Version(row["id"], row["value_key"], row["valid_from"], row["valid_to"], row["superseded_by"])
+                )
         plan = FactPlan()
         for item in extracted:
-            self._plan_turn(plan, in_force, item, now)
+            self._plan_turn(plan, timelines, item, now)
         learned = relationship_properties(RelType.REFERENCE, 1.0, now)
         upserted = tx.run("ingest.upsert_facts", namespace=namespace, facts=plan.facts, learned=learned)
         counts.facts_created = len({row["id"] for row in upserted if row["created"] and not row["inferred"]})
         counts.inferences = len({row["id"] for row in upserted if row["created"] and row["inferred"]})
         create_links(tx, namespace, plan.causal)
-        counts.facts_superseded = len(plan.supersessions)
+        counts.facts_superseded = plan.superseded
         counts.inferences_withdrawn = 0
         if plan.supersessions:
             withdrawn = tx.run("ingest.supersede_facts", namespace=namespace, supersessions=plan.supersessions, now=now)
@@ -327,13 +342,15 @@ class Ingestor:
             facts = [replace(f, event_time=f.event_time or times[0].start) for f in facts]
         return TurnFacts(turn, facts, self.inference_rules.infer(facts), extracted_by)
 
-    def _plan_turn(self, plan: FactPlan, in_force: dict[FactKey, InForce], item: TurnFacts, now: datetime) -> None:
-        """Add one turn's facts and inferences to the plan, updating `in_force` as the writes will."""
+    def _plan_turn(
+        self, plan: FactPlan, timelines: dict[FactKey, list[Version]], item: TurnFacts, now: datetime
+    ) -> None:
+        """Add one turn's facts and inferences to the plan, updating `timelines` as the writes will."""
         turn = item.turn
         dialogue = dialogue_id(turn.session_id, turn.turn_id)
         fact_ids: list[str] = []
         for fact in item.facts:
-            fact_id, text = self._plan_fact(plan, in_force, turn, fact, dialogue, now, item.extracted_by)
+            fact_id, text = self._plan_fact(plan, timelines, turn, fact, dialogue, now, item.extracted_by)
             fact_ids.append(fact_id)
             plan.written.append(NodeText(fact_id, NodeType.KNOWLEDGE.value, text, vector_source(turn, fact.span)))
             plan.entities += [
@@ -371,7 +388,7 @@ class Ingestor:
     def _plan_fact(
         self,
         plan: FactPlan,
-        in_force: dict[FactKey, InForce],
+        timelines: dict[FactKey, list[Version]],
         turn: Turn,
         fact: FactMention,
         dialogue: str,
@@ -379,18 +396,26 @@ class Ingestor:
         extracted_by: str | None,
     ) -> tuple[str, str]:
         """Restate, create or supersede; returns (fact id, text to embed). `extracted_by` names an
-        extractor other than the rules (stored on a node it creates)."""
+        extractor other than the rules (stored on a node it creates).
+
+        The statement is placed in its key's timeline by the turn's time, so a statement arriving
+        late lands where it belongs: the value in force then said again is restated; a new value
+        dated inside an old version's interval splits it (the old version now ends at the statement,
+        the new one runs to the old one's successor); one dated before every version ends where the
+        first begins. A single-valued slot (car, lives_in) has one value in force; a multi-valued one
+        (likes, trip_to) only recognises the same value said again."""
         subject_key = normalize_name(fact.subject)
         value_key = normalize_name(fact.value)
         sentence = sentence_around(turn.text, fact.span)
         content = f"{fact.subject} {fact.slot.replace('_', ' ')}: {fact.value}. “{sentence}”"
-        # A single-valued slot (car, lives_in) has one value in force; a multi-valued one (likes,
-        # trip_to) only recognises the same value said again.
         key = _fact_key(fact)
-        current = in_force.get(key)
-        if current and current.value_key == value_key:  # said again: the same fact, one more source
-            plan.facts.append(_fact_row(current.id, {}, turn, dialogue, inferred=False))
-            return current.id, content
+        versions = timelines.setdefault(key, [])
+        at = version_at(versions, turn.timestamp)
+        # The value in force then said again (a multi-valued key's versions all hold its one value).
+        said_again = versions[max(at, 0)] if versions and (at >= 0 or key[2] is not None) else None
+        if said_again is not None and said_again.value_key == value_key:
+            plan.facts.append(_fact_row(said_again.id, {}, turn, dialogue, inferred=False))
+            return said_again.id, content
         fact_id = f"knowledge:{stable_digest(subject_key, fact.slot, value_key, turn.key)}"
         properties = node_properties(
             label=f"{fact.subject} {fact.slot}",
@@ -410,15 +435,25 @@ class Ingestor:
             session_id=turn.session_id,
             extracted_by=extracted_by,
         )
-        late = current is not None and current.valid_from > turn.timestamp
-        if current is not None and late:
-            # An older statement arriving late: it is history, already replaced by the current value.
-            properties |= {"valid_to": current.valid_from, "superseded_by": current.id}
         plan.facts.append(_fact_row(fact_id, properties, turn, dialogue, inferred=False))
-        if not late:
-            if current is not None and current.id != fact_id:
-                plan.supersessions.append({"old_id": current.id, "new_id": fact_id, "at": turn.timestamp})
-            in_force[key] = InForce(fact_id, value_key, turn.timestamp)
+        new = Version(fact_id, value_key, turn.timestamp)
+        successor = versions[at + 1] if at + 1 < len(versions) else None
+        ends = (successor.valid_from, successor.id) if successor is not None else None
+        if at >= 0:
+            previous = versions[at]
+            if previous.superseded_by is None:
+                plan.superseded += 1  # the value in force until now
+            elif ends is None and previous.valid_to is not None:  # its successor was not read: keep its end
+                ends = (previous.valid_to, previous.superseded_by)
+            plan.supersessions.append({"old_id": previous.id, "new_id": fact_id, "at": turn.timestamp})
+            previous.valid_to, previous.superseded_by = turn.timestamp, fact_id
+        if ends is not None:
+            # History from the start: it ends where its successor begins, and what is inferred from
+            # it is withdrawn then (the same supersession row, after the CAUSAL links exist).
+            new.valid_to, new.superseded_by = ends
+            plan.supersessions.append({"old_id": fact_id, "new_id": ends[1], "at": ends[0]})
+            plan.superseded += 1
+        versions.insert(at + 1, new)
         return fact_id, content
 
     def _entities(self, turn: Turn, fact: FactMention, now: datetime) -> Iterator[tuple[str, str, dict[str, Any]]]:
