@@ -36,19 +36,19 @@ def _load_evaluator() -> ModuleType:
 evaluator = _load_evaluator()
 
 # (category, language) -> (precision floor, recall floor).
-# Measured: facts en 0.833/0.448, zh 0.875/0.288, overall 0.850/0.364; times en 0.765/0.765,
-# zh 0.893/0.893, overall 0.823/0.823; supersessions en 1.000/0.400, zh 1.000/0.111, overall 1.000/0.263
+# Measured: facts en 0.833/0.448, zh 0.893/0.342, overall 0.859/0.393; times en 0.765/0.765,
+# zh 0.893/0.893, overall 0.823/0.823; supersessions en 1.000/0.400, zh 1.000/0.222, overall 1.000/0.316
 # (multi-valued slots never supersede).
 FLOORS: dict[tuple[str, str], tuple[float, float]] = {
     ("facts", "en"): (0.75, 0.35),
-    ("facts", "zh"): (0.80, 0.20),
+    ("facts", "zh"): (0.80, 0.25),
     ("facts", "overall"): (0.80, 0.30),
     ("times", "en"): (0.70, 0.70),
     ("times", "zh"): (0.80, 0.80),
     ("times", "overall"): (0.75, 0.75),
     ("supersessions", "en"): (0.95, 0.25),
-    ("supersessions", "zh"): (0.95, 0.05),
-    ("supersessions", "overall"): (0.95, 0.20),
+    ("supersessions", "zh"): (0.95, 0.15),
+    ("supersessions", "overall"): (0.95, 0.25),
 }
 
 

@@ -70,7 +70,8 @@ ENGLISH = [
     ("My friend Alice works at Acme", [("Alice", "works_at", "Acme")]),
     ("She lives in Paris", []),
     ("His car is a Tesla", []),
-    ("We live in Berlin", []),
+    ("We live in Berlin", [(SPEAKER, "lives_in", "Berlin")]),  # "we" includes the speaker
+    ("Our car is a Volvo", [(SPEAKER, "car", "Volvo")]),
     # negation, questions, second person, near misses
     ("I don't live in Berlin anymore", []),
     ("I no longer work at Acme", []),
@@ -154,7 +155,9 @@ CHINESE = [
     ("我老婆是一名老师", [("Bob's wife", "job", "老师")]),
     ("她住在上海", []),
     ("他是一名医生", []),
-    ("我们住在北京", []),
+    ("我们住在北京", [(SPEAKER, "lives_in", "北京")]),  # "我们" includes the speaker
+    ("我们已经搬到杭州了，住在西湖区", [(SPEAKER, "moved_to", "杭州"), (SPEAKER, "lives_in", "西湖区")]),
+    ("他们住在北京", []),
     # negation, questions, second person, near misses
     ("我不住在北京了", []),
     ("我已经不在阿里巴巴工作了", []),

@@ -6,11 +6,12 @@ validates it and names the rule and field of any error. `extract_facts`, `extrac
 
 What the extractor does and does not do (the data file has the Chinese forms of each example):
 
-- Subjects. First person (I, me, my and their Chinese forms) is the speaker. "my friend's car", "my
+- Subjects. First person (I, me, my, and we / us / our, which include the speaker, and their
+  Chinese forms) is the speaker. "my friend's car", "my
   wife's name", "my mom lives" get the subject "<speaker>'s <relation>", with the relation in English
   (`relations` in the data file, which maps the Chinese kin terms too). "my friend Alice works at",
-  "Alice's car" and "Alice lives in" get "Alice". Pronouns (he, she, we, they ...) give no fact: there
-  is no coreference. Second person ("your car is ...") gives no fact: the speaker describing the
+  "Alice's car" and "Alice lives in" get "Alice". Third-person pronouns (he, she, they ...) give no
+  fact: there is no coreference. Second person ("your car is ...") gives no fact: the speaker describing the
   listener is out of scope. Chinese third persons are only reached through the first person and a
   relation word ("my mother"): there is no Chinese name recognition.
 - A clause without a subject of its own borrows the previous clause's ("I live in Berlin and work at
