@@ -269,7 +269,7 @@ class Ingestor:
     def _fact_statements(
         self, tx: GraphTx, namespace: str, extracted: Sequence[TurnFacts], now: datetime, counts: IngestReport
     ) -> list[NodeText]:
-        """The facts in force are read once, the plan is made here, and each kind of write is one
+        """Each key's versions are read once, the plan is made here, and each kind of write is one
         statement (a premise's CAUSAL links exist before any supersession withdraws what was inferred
         from it). `counts` is set, not added to: a retried transaction starts it again."""
         keys = {_fact_key(fact) for item in extracted for fact in item.facts}
@@ -408,11 +408,11 @@ class Ingestor:
         value_key = normalize_name(fact.value)
         sentence = sentence_around(turn.text, fact.span)
         content = f"{fact.subject} {fact.slot.replace('_', ' ')}: {fact.value}. “{sentence}”"
-        key = _fact_key(fact)
-        versions = timelines.setdefault(key, [])
+        versions = timelines[_fact_key(fact)]  # every key of the batch was read, if only as []
         at = version_at(versions, turn.timestamp)
         # The value in force then said again (a multi-valued key's versions all hold its one value).
-        said_again = versions[max(at, 0)] if versions and (at >= 0 or key[2] is not None) else None
+        multi_valued = not supersedes(fact.slot)
+        said_again = versions[max(at, 0)] if versions and (at >= 0 or multi_valued) else None
         if said_again is not None and said_again.value_key == value_key:
             plan.facts.append(_fact_row(said_again.id, {}, turn, dialogue, inferred=False))
             return said_again.id, content
