@@ -6,7 +6,7 @@ explains why and checks the export against sentence-transformers).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +18,11 @@ from app.settings import PACKAGED_MINILM, Settings
 
 __all__ = ["Embedder", "EmbeddingModelError", "OnnxEncoder", "resolve_model_path"]
 
-BATCH_SIZE = 16  # texts per inference (sorted by length first); 16 beat 64 here (less padding)
+# Texts are sorted by length and run in batches of at most MAX_BATCH_ROWS texts and BATCH_TOKENS
+# padded tokens: short chat turns go 64 at a time (~30 % faster than 16), long texts 16 at a time
+# (larger batches of long texts ran slower). Measured with the int8 export on 2 cores.
+MAX_BATCH_ROWS = 64
+BATCH_TOKENS = 4096
 
 
 def resolve_model_path(name_or_path: str) -> Path:
@@ -57,9 +61,9 @@ class OnnxEncoder:
         encodings = self.tokenizer.encode_batch(prepared)
         vectors = np.zeros((len(texts), self.exported.dimension), dtype=np.float32)
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
-        for start in range(0, len(order), BATCH_SIZE):
-            rows = order[start : start + BATCH_SIZE]
-            width = max(len(encodings[i].ids) for i in rows)
+        for start, end in batch_bounds([len(encodings[i].ids) for i in order], MAX_BATCH_ROWS, BATCH_TOKENS):
+            rows = order[start:end]
+            width = len(encodings[rows[-1]].ids)
             ids = np.zeros((len(rows), width), dtype=np.int64)
             mask = np.zeros((len(rows), width), dtype=np.int64)
             types = np.zeros((len(rows), width), dtype=np.int64)
@@ -73,6 +77,22 @@ class OnnxEncoder:
             vectors[rows] = _pool(hidden, mask, self.exported.pooling)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return vectors / np.clip(norms, 1e-12, None)
+
+
+def batch_bounds(sorted_lengths: Sequence[int], max_rows: int, max_tokens: int) -> Iterator[tuple[int, int]]:
+    """[start, end) runs of texts whose token counts are `sorted_lengths` (ascending), each of at
+    most `max_rows` texts and `max_tokens` padded tokens (one text on its own may exceed it)."""
+    start = 0
+    while start < len(sorted_lengths):
+        end = start + 1
+        while (
+            end < len(sorted_lengths)
+            and end - start < max_rows
+            and (end - start + 1) * sorted_lengths[end] <= max_tokens
+        ):
+            end += 1
+        yield start, end
+        start = end
 
 
 def _pool(hidden: np.ndarray, mask: np.ndarray, pooling: str) -> np.ndarray:

@@ -133,6 +133,7 @@ class Runtime:
         if self.jobs is not None:
             self.jobs.stop()
         self.recall.close()
+        self.semantic.close()
         if self.llm is not None:
             self.llm.close()
         self.vectors.close()

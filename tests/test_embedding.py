@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.embedding import Embedder, EmbeddingModelError, resolve_model_path
+from app.embedding import Embedder, EmbeddingModelError, batch_bounds, resolve_model_path
 from app.embedding_export import ensure_exported, export_folder
 from app.settings import PACKAGED_MINILM, Settings
 
@@ -76,6 +76,16 @@ def test_int8_stays_close_to_sentence_transformers_and_ranks_alike(embedder: Emb
     n = len(passages)
     nearest = (quantized[n:] @ quantized[:n].T).argmax(axis=1).tolist()
     assert nearest == (exact[n:] @ exact[:n].T).argmax(axis=1).tolist() == [0, 1, 2, 3, 4]
+
+
+def test_batches_hold_at_most_their_rows_and_padded_tokens() -> None:
+    # 64 rows of 10 tokens (the row limit); then 40 rows padded to 100 tokens (the 6 short ones left
+    # and 34 long ones: 41 x 100 > 4096); the other 16 long ones; a text over the limit goes alone.
+    lengths = [10] * 70 + [100] * 50 + [5000]
+    assert list(batch_bounds(lengths, 64, 4096)) == [(0, 64), (64, 104), (104, 120), (120, 121)]
+    # The batch's width is its last (longest) text: 6 x 10 = 60 fits, a 7th of 100 would make 700.
+    assert list(batch_bounds([10] * 6 + [100], 64, 600)) == [(0, 6), (6, 7)]
+    assert list(batch_bounds([], 64, 4096)) == []
 
 
 def test_export_is_cached_and_redone_for_a_changed_model(tmp_path: Path) -> None:

@@ -284,7 +284,8 @@ def test_replaying_or_resuming_a_batch_leaves_one_copy_of_everything(api, runtim
     ]
     from app.memory.ingest import IngestReport
 
-    runtime.ingestor._dialogues(other, batch, datetime.now(UTC), IngestReport())
+    now = datetime.now(UTC)
+    runtime.ingestor._dialogues(other, [runtime.ingestor._turn_row(item, now) for item in batch], now, IngestReport())
     runtime.ingestor.ingest(other, batch, datetime.now(UTC))
     runtime.ingestor.ingest(other, batch, datetime.now(UTC))
     by_type = "MATCH (:Memory {namespace: $ns})-[r]->() RETURN type(r) AS t, count(*) AS n ORDER BY t"

@@ -44,6 +44,8 @@ from app.memory.semantic import NodeText, SemanticIndexer
 from app.stores.graph import GraphStore, GraphTx
 
 SUMMARY_SENTENCES = 3
+# The report's stage for the turns' vector work, which overlaps the other stages (not part of their sum).
+BACKGROUND_STAGE = "turn vectors (background)"
 
 
 @dataclass
@@ -71,6 +73,10 @@ class IngestReport:
 class SequencedTurn:
     turn: Turn
     seq: int  # arrival order within the namespace: orders turns that share a timestamp
+
+
+def _dialogue_text(properties: dict[str, Any]) -> str:
+    return f"{properties['speaker']}: {properties['content']}"
 
 
 def sentence_around(text: str, span: tuple[int, int]) -> str:
@@ -150,9 +156,15 @@ class Ingestor:
     def ingest(self, namespace: str, batch: Sequence[SequencedTurn], now: datetime) -> IngestReport:
         report = IngestReport(turns=len(batch))
         ordered = sorted(batch, key=lambda item: (item.turn.timestamp, item.seq))
+        rows = [self._turn_row(item, now) for item in ordered]
+        # Every turn of the batch is (re)indexed, not only the new ones: a task re-delivered after a
+        # crash between the graph write and the vectors must still produce the vectors. The turns'
+        # vector work runs in the background beside the graph statements (`SemanticIndexer.index_ahead`).
+        dialogues = [NodeText(row["id"], NodeType.DIALOGUE.value, _dialogue_text(row["properties"])) for row in rows]
+        ahead = self.semantic.index_ahead(namespace, dialogues, now)
         to_index: list[NodeText] = []
         with report.stage("dialogues"):
-            to_index += self._dialogues(namespace, ordered, now, report)
+            self._dialogues(namespace, rows, now, report)
         with report.stage("facts+inferences"):
             # Extraction first, then one transaction for the whole batch (one commit, not one per turn);
             # turns are applied in order, so a later value supersedes an earlier one within the batch.
@@ -164,15 +176,13 @@ class Ingestor:
         with report.stage("episodes"):
             to_index += self._episodes(namespace, ordered, now)
         with report.stage("embedding+semantic"):
-            report.semantic_edges = self.semantic.index(namespace, to_index, now)
+            report.semantic_edges = self.semantic.index(namespace, to_index, now, ahead)
+        report.seconds_by_stage[BACKGROUND_STAGE] = ahead.seconds
         return report
 
     # -- 1. dialogues, speakers, sessions --------------------------------------------------------
 
-    def _dialogues(
-        self, namespace: str, ordered: Sequence[SequencedTurn], now: datetime, report: IngestReport
-    ) -> list[NodeText]:
-        rows = [self._turn_row(item, now) for item in ordered]
+    def _dialogues(self, namespace: str, rows: Sequence[dict[str, Any]], now: datetime, report: IngestReport) -> None:
         results = self.graph.write(
             "ingest.turns",
             namespace=namespace,
@@ -186,14 +196,6 @@ class Ingestor:
         structural = relationship_properties(RelType.TEMPORAL, None, now)
         self.graph.write("ingest.chain_sessions", namespace=namespace, episode_ids=episode_ids, structural=structural)
         self.graph.write("ingest.chain_episodes", namespace=namespace, structural=structural)
-        # Every turn of the batch is (re)indexed, not only the new ones: a task re-delivered after a
-        # crash between the graph write and the vectors must still produce the vectors.
-        return [
-            NodeText(
-                row["id"], NodeType.DIALOGUE.value, f"{row['properties']['speaker']}: {row['properties']['content']}"
-            )
-            for row in rows
-        ]
 
     def _turn_row(self, item: SequencedTurn, now: datetime) -> dict[str, Any]:
         turn = item.turn

@@ -1,9 +1,17 @@
 """The vector side of a write: embed new nodes in one batch, store their vectors, and give each
-SEMANTIC edges to its closest neighbours in the namespace (cosine above a threshold)."""
+SEMANTIC edges to its closest neighbours in the namespace (cosine above a threshold).
+
+The write path starts this for a batch's turns in the background (`index_ahead`) while their graph
+statements run: embedding and vector search use the cores Neo4j leaves idle meanwhile, and release
+the interpreter lock. Their vectors are therefore stored a little before their graph nodes; recall
+ignores a vector hit whose node does not exist (yet), and a retried task writes the same vectors again.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -34,6 +42,21 @@ class NodeText:
     vector_of: str | None = None
 
 
+Vectors = dict[str, list[float]]  # node id -> its vector
+
+
+@dataclass(frozen=True)
+class IndexedAhead:
+    """Nodes being embedded, stored and searched in the background (`SemanticIndexer.index_ahead`):
+    their vectors by node id and their SEMANTIC link rows, to be written by `SemanticIndexer.index`."""
+
+    result: Future[tuple[Vectors, list[dict[str, Any]], float]]  # ..., seconds it took
+
+    @property
+    def seconds(self) -> float:
+        return self.result.result()[2]
+
+
 def embedding_text(node: dict[str, Any]) -> str:
     return f"{node['label']}. {node['content']}" if node.get("label") else str(node["content"])
 
@@ -44,6 +67,8 @@ class SemanticIndexer:
         self.vectors = vectors
         self.embedder = embedder
         self.linking = linking
+        # One background indexing at a time: its embedding uses every core already.
+        self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="index-ahead")
 
     def store_vectors(self, namespace: str, nodes: Sequence[NodeText]) -> list[list[float]]:
         """Embed `nodes` in one batch and upsert their vectors; returns the vectors."""
@@ -54,19 +79,45 @@ class SemanticIndexer:
         )
         return vectors
 
-    def index(self, namespace: str, nodes: Sequence[NodeText], now: datetime) -> int:
-        """Embed, store and link `nodes`; returns the SEMANTIC edges created. Idempotent.
+    def close(self) -> None:
+        self._background.shutdown(cancel_futures=True)
 
-        A node with `vector_of` (its source in this batch) takes its source's vector and gets no
-        neighbour search of its own: its neighbours are its source's, which it is linked to already.
-        Such nodes are not linked to either (their vector is their source's: the source is linked)."""
-        if not nodes:
+    def index_ahead(self, namespace: str, nodes: Sequence[NodeText], now: datetime) -> IndexedAhead:
+        """Start `index`'s vector work for `nodes` in the background (embed, store, find neighbours);
+        pass the result to the `index` call that follows, which writes their SEMANTIC edges once
+        the nodes exist in the graph."""
+
+        def run() -> tuple[Vectors, list[dict[str, Any]], float]:
+            start = time.perf_counter()
+            return *self._vectors_and_links(namespace, nodes, now, {}), time.perf_counter() - start
+
+        return IndexedAhead(self._background.submit(run))
+
+    def index(self, namespace: str, nodes: Sequence[NodeText], now: datetime, ahead: IndexedAhead | None = None) -> int:
+        """Embed, store and link `nodes` (and write the links of the nodes indexed `ahead`); returns
+        the SEMANTIC edges created. Idempotent.
+
+        A node with `vector_of` (its source in this batch or `ahead`) takes its source's vector and
+        gets no neighbour search of its own: its neighbours are its source's, which it is linked to
+        already. Such nodes are not linked to either (their vector is their source's: the source is linked)."""
+        known, links, _ = ahead.result.result() if ahead is not None else ({}, [], 0.0)
+        if nodes:
+            links = links + self._vectors_and_links(namespace, nodes, now, known)[1]
+        if not links:
             return 0
-        in_batch = {node.id for node in nodes}
+        rows = self.graph.write_transaction(lambda tx: create_links(tx, namespace, links))
+        return sum(1 for row in rows if row["created"])
+
+    def _vectors_and_links(
+        self, namespace: str, nodes: Sequence[NodeText], now: datetime, known: Mapping[str, list[float]]
+    ) -> tuple[Vectors, list[dict[str, Any]]]:
+        """Store the vectors of `nodes` (`known` holds those of sources indexed earlier in the same
+        write) and find their SEMANTIC link rows; returns the vectors by id and the rows."""
+        in_batch = {node.id for node in nodes} | set(known)
         own = [node for node in nodes if node.vector_of not in in_batch]
         shared = [node for node in nodes if node.vector_of in in_batch]
         vectors = self.store_vectors(namespace, own)
-        by_id = {node.id: vector for node, vector in zip(own, vectors, strict=True)}
+        by_id = dict(known) | {node.id: vector for node, vector in zip(own, vectors, strict=True)}
         self.vectors.upsert(
             namespace,
             [
@@ -75,7 +126,7 @@ class SemanticIndexer:
             ],
         )
         links: list[dict[str, Any]] = []
-        if self.linking.max_neighbours > 0:
+        if self.linking.max_neighbours > 0 and own:
             # Room for the nodes sharing a vector with each neighbour (a turn's fact and event).
             found = self.vectors.search_many(namespace, vectors, limit=4 * (self.linking.max_neighbours + 1))
             for node, hits in zip(own, found, strict=True):
@@ -88,7 +139,4 @@ class SemanticIndexer:
                     link_row(RelType.SEMANTIC, node.id, hit.node_id, min(1.0, hit.score), now)
                     for hit in close[: self.linking.max_neighbours]
                 ]
-        if not links:
-            return 0
-        rows = self.graph.write_transaction(lambda tx: create_links(tx, namespace, links))
-        return sum(1 for row in rows if row["created"])
+        return by_id, links
