@@ -4,7 +4,8 @@ SEMANTIC edges to its closest neighbours in the namespace (cosine above a thresh
 The write path starts this for a batch's turns in the background (`index_ahead`) while their graph
 statements run: embedding and vector search use the cores Neo4j leaves idle meanwhile, and release
 the interpreter lock. Their vectors are therefore stored a little before their graph nodes; recall
-ignores a vector hit whose node does not exist (yet), and a retried task writes the same vectors again.
+counts a vector hit only for a node that exists or a turn pending in the hot window, and a retried
+task writes the same vectors again.
 """
 
 from __future__ import annotations
