@@ -13,7 +13,9 @@
 4. Inference track: rules (app/data/inference_rules.yaml) add Knowledge nodes with
    source `inferred`, confidence <= 0.6 and CAUSAL edges from their premises; superseding a premise
    withdraws them.
-5. New nodes are embedded in one batch, stored in the vector tier and linked to close neighbours.
+5. New nodes are embedded, stored in the vector tier and linked to close neighbours; the turns'
+   share of this starts in the background before 1-4 and runs beside them
+   (`SemanticIndexer.index_ahead`), the links are written last.
 
 Every step is idempotent (deterministic ids, MERGE), so a retried or re-delivered task leaves
 exactly one copy of everything.
