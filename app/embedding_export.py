@@ -101,8 +101,8 @@ class ExportedModel:
 
 
 def export_folder(model_path: Path, cache_dir: Path, precision: Precision = "int8") -> Path:
-    files = sorted(p for p in model_path.rglob("*") if p.is_file())
-    state = tuple((str(p.relative_to(model_path)), p.stat().st_size, p.stat().st_mtime_ns) for p in files)
+    stats = {p: p.stat() for p in sorted(model_path.rglob("*")) if p.is_file()}
+    state = tuple((str(p.relative_to(model_path)), stat.st_size, stat.st_mtime_ns) for p, stat in stats.items())
     digest = hashlib.sha256(f"{EXPORT_FORMAT}:{precision}:{_content_digest(model_path, state)}".encode())
     return cache_dir / f"{model_path.name}-{precision}-{digest.hexdigest()[:16]}"
 
