@@ -19,6 +19,7 @@ from app.memory.forgetting import Forgetting
 from app.memory.hot_window import HotWindow
 from app.memory.ingest import Ingestor
 from app.memory.learning import HebbianLearning
+from app.memory.migrations import migrate
 from app.memory.namespaces import Namespaces
 from app.memory.nodes import MemoryNodes
 from app.memory.semantic import SemanticIndexer, SemanticLinking
@@ -111,12 +112,14 @@ class Runtime:
         return runtime
 
     def ensure_schema(self) -> None:
-        """Apply `cypher/schema.cypher` once per process (idempotent in Neo4j as well)."""
+        """Apply `cypher/schema.cypher` and the data migrations once per process (idempotent in Neo4j
+        as well)."""
         if self._schema_applied:
             return
         with self._schema_lock:
             if not self._schema_applied:
                 self.graph.apply_schema()
+                migrate(self.graph)
                 self._schema_applied = True
 
     def _probe_neo4j(self) -> None:

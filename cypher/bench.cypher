@@ -7,7 +7,8 @@ UNWIND range($start, $end - 1) AS i
 CALL (i) {
   WITH i, $types[i % size($types)] AS type, $levels[i % size($levels)] AS importance,
        $now - duration({hours: (i * 7919) % $spread_hours}) AS at
-  CREATE (m:Memory:$(type) {namespace: $namespace, id: toLower(type) + ':bench-' + toString(i)})
+  CREATE (m:Memory:$(type) {namespace: $namespace, namespace_term: $namespace_term,
+                             id: toLower(type) + ':bench-' + toString(i)})
   SET m.label = 'bench ' + toString(i), m.summary = 'synthetic memory ' + toString(i),
       m.content = 'synthetic memory number ' + toString(i), m.importance = importance,
       m.activation_base = 1.0, m.activation = 1.0, m.access_count = 0, m.source = 'imported',
@@ -37,7 +38,7 @@ RETURN count(*) AS created
 // exactly as the write path stores them. The type is a NodeType value.
 UNWIND $rows AS row
 CREATE (m:Memory:$(row.type) {namespace: $namespace, id: row.id})
-SET m += row.properties
+SET m += row.properties, m.namespace_term = $namespace_term
 RETURN count(m) AS created
 
 // name: load_relationships

@@ -6,16 +6,16 @@
 // person_properties}]. Labels are added only when a node is created.
 UNWIND $turns AS t
 MERGE (ep:Memory {namespace: $namespace, id: t.episode_id})
-  ON CREATE SET ep:Episode, ep += t.episode_properties
+  ON CREATE SET ep:Episode, ep += t.episode_properties, ep.namespace_term = $namespace_term
 SET ep.started_at = CASE WHEN ep.started_at IS NULL OR t.timestamp < ep.started_at
                          THEN t.timestamp ELSE ep.started_at END,
     ep.ended_at = CASE WHEN ep.ended_at IS NULL OR t.timestamp > ep.ended_at THEN t.timestamp ELSE ep.ended_at END,
     ep.source_turn_ids = CASE WHEN t.turn_id IN ep.source_turn_ids THEN ep.source_turn_ids
                               ELSE ep.source_turn_ids + t.turn_id END
 MERGE (p:Memory {namespace: $namespace, id: t.person_id})
-  ON CREATE SET p:Person, p += t.person_properties
+  ON CREATE SET p:Person, p += t.person_properties, p.namespace_term = $namespace_term
 MERGE (d:Memory {namespace: $namespace, id: t.id})
-  ON CREATE SET d:Dialogue, d += t.properties, d._created = true
+  ON CREATE SET d:Dialogue, d += t.properties, d.namespace_term = $namespace_term, d._created = true
 WITH ep, p, d, coalesce(d._created, false) AS created
 REMOVE d._created
 MERGE (ep)-[h:HIERARCHY]->(d)
@@ -105,7 +105,7 @@ RETURN key.subject_key AS subject_key, key.slot AS slot, key.value_key AS key_va
 UNWIND $facts AS fact
 CALL (fact) {
   MERGE (k:Memory {namespace: $namespace, id: fact.id})
-    ON CREATE SET k:Knowledge, k += fact.properties, k._created = true
+    ON CREATE SET k:Knowledge, k += fact.properties, k.namespace_term = $namespace_term, k._created = true
   WITH k, coalesce(k._created, false) AS created
   REMOVE k._created
   SET k.source_turn_ids = CASE WHEN fact.turn_id IN k.source_turn_ids THEN k.source_turn_ids
@@ -143,7 +143,7 @@ RETURN sum(withdrawn) AS withdrawn
 // name (the id derives from it), each with a REFERENCE from the fact that names it.
 UNWIND $entities AS entity
 MERGE (e:Memory {namespace: $namespace, id: entity.id})
-  ON CREATE SET e:$(entity.type), e += entity.properties
+  ON CREATE SET e:$(entity.type), e += entity.properties, e.namespace_term = $namespace_term
 WITH e, entity
 MATCH (k:Memory {namespace: $namespace, id: entity.fact_id})
 MERGE (k)-[r:REFERENCE]->(e)
@@ -154,7 +154,7 @@ RETURN count(r) AS linked
 // $events: [{id, dialogue_id, properties}]: Experience nodes for dated statements.
 UNWIND $events AS event
 MERGE (x:Memory {namespace: $namespace, id: event.id})
-  ON CREATE SET x:Experience, x += event.properties, x._created = true
+  ON CREATE SET x:Experience, x += event.properties, x.namespace_term = $namespace_term, x._created = true
 WITH x, event, coalesce(x._created, false) AS created
 REMOVE x._created
 WITH x, event, created

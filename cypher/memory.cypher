@@ -7,7 +7,7 @@ MATCH (:Namespace {name: $namespace})
 OPTIONAL MATCH (old:Memory {namespace: $namespace, id: $id})
 FOREACH (_ IN CASE WHEN old IS NULL THEN [1] ELSE [] END |
   CREATE (m:Memory:$($type) {namespace: $namespace, id: $id})
-  SET m += $properties
+  SET m += $properties, m.namespace_term = $namespace_term
 )
 WITH old
 MATCH (m:Memory {namespace: $namespace, id: $id})

@@ -22,7 +22,7 @@ CYPHER replan=skip
 CALL () {
   WITH trim($lucene) AS q
   WHERE q <> ''
-  CALL db.index.fulltext.queryNodes('memory_text_ns', q, {limit: $text_limit}) YIELD node, score
+  CALL db.index.fulltext.queryNodes('memory_text_v3', q, {limit: $text_limit}) YIELD node, score
   WITH node, score
   WHERE node.namespace = $namespace AND node.activation >= $alive
   RETURN collect({node: node, score: score}) AS text_hits

@@ -29,12 +29,21 @@ CREATE INDEX memory_fact_slot IF NOT EXISTS FOR (m:Memory) ON (m.namespace, m.su
 // of another; it is replaced by `memory_text_ns`.
 DROP INDEX memory_text IF EXISTS
 
-// name: memory_text_ns
-// Full text over label, summary and content, plus the namespace (recall filters on it inside the
-// Lucene query, before the hit limit). The `cjk` analyzer (Lucene CJKAnalyzer) indexes Chinese as
-// overlapping bigrams and English as lower-cased words without stop words; measured against
-// `standard-no-stop-words` on mixed text in docs/architecture.md.
-CREATE FULLTEXT INDEX memory_text_ns IF NOT EXISTS FOR (m:Memory) ON EACH [m.label, m.summary, m.content, m.namespace]
+// name: drop_memory_text_v2
+// The second full-text index held the namespace name, which the analyzer splits into words: recall
+// restricted its query to a namespace with a phrase query (positions read for every document of
+// the namespace) and a name made of stop words ("the") restricted nothing. Replaced by
+// `memory_text_v3`, over the one-term `namespace_term` (app/domain/inputs.namespace_term).
+DROP INDEX memory_text_ns IF EXISTS
+
+// name: memory_text_v3
+// Full text over summary and content, plus the namespace's term (recall requires it inside the
+// Lucene query, before the hit limit, so another namespace's hits never use up the limit). The
+// label is not indexed: recall does not search it (a turn's label starts with its speaker's name).
+// The `cjk` analyzer (Lucene CJKAnalyzer) indexes Chinese as overlapping bigrams and English as
+// lower-cased words without stop words; measured against `standard-no-stop-words` on mixed text in
+// docs/architecture.md.
+CREATE FULLTEXT INDEX memory_text_v3 IF NOT EXISTS FOR (m:Memory) ON EACH [m.summary, m.content, m.namespace_term]
 OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk', `fulltext.eventually_consistent`: false}}
 
 // name: memory_name

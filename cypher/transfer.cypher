@@ -12,7 +12,7 @@ ORDER BY type, source, target
 
 // name: import_nodes
 // $nodes: [{type, properties}]; every type is a validated NodeType value and every
-// properties.namespace is $namespace.
+// properties.namespace is $namespace, with its properties.namespace_term.
 UNWIND $nodes AS node
 CREATE (m:Memory:$(node.type))
 SET m = node.properties

@@ -24,6 +24,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from app.domain.inputs import namespace_term  # noqa: E402
 from app.domain.model import Importance, NodeType  # noqa: E402
 from app.memory.forgetting import Forgetting  # noqa: E402
 from app.memory.namespaces import Namespaces  # noqa: E402
@@ -97,7 +98,8 @@ def run(graph: GraphStore, namespaces: Namespaces, forgetting: Forgetting, n: in
     namespaces.put(NAMESPACE, capacity=max(1, int(n * 0.9)), low_water_ratio=0.9)
     types = [t.value for t in NodeType]
     levels = [level.value for level in Importance]
-    params = {"namespace": NAMESPACE, "types": types, "levels": levels, "now": now, "spread_hours": 2000}
+    params = {"namespace": NAMESPACE, "namespace_term": namespace_term(NAMESPACE), "types": types, "levels": levels,
+              "now": now, "spread_hours": 2000}  # fmt: skip
 
     def load() -> None:
         for start in range(0, n, LOAD_BATCH):

@@ -67,7 +67,7 @@ import httpx  # noqa: E402
 import numpy as np  # noqa: E402
 
 from app.domain.importance import ImportanceRules  # noqa: E402
-from app.domain.inputs import stable_digest  # noqa: E402
+from app.domain.inputs import namespace_term, stable_digest  # noqa: E402
 from app.domain.model import Importance, NodeType, RelType, Source  # noqa: E402
 from app.domain.summarize import extractive_summary, sentences  # noqa: E402
 from app.domain.turns import Turn, concept_id, dialogue_id, episode_id, person_id  # noqa: E402
@@ -584,7 +584,7 @@ def load_graph(runtime: Runtime, world: World, nodes: int, clock: Clock) -> Grap
     def write(label: str, query: str, rows: Sequence[dict[str, Any]], size: int) -> None:
         for part in chunks(rows, size):
             with clock.step(label):
-                graph.write(query, namespace=NAMESPACE, rows=part)
+                graph.write(query, namespace=NAMESPACE, namespace_term=namespace_term(NAMESPACE), rows=part)
 
     def flush() -> None:
         write("graph: nodes", "bench.load_memories", builder.nodes, NODE_BATCH)

@@ -223,12 +223,12 @@ def test_full_text_index_serves_english_and_chinese(api, cypher, namespace: str)
     for label, content in [("车", "我的车是 Model Y，上周五买的"), ("住址", "我住在北京朝阳区"),
                            ("car", "My car is a red Model Y"), ("move", "I moved to Berlin last spring")]:  # fmt: skip
         assert api.post(url, json={"type": "Knowledge", "label": label, "content": content}).status_code == 201
-    index = cypher("SHOW FULLTEXT INDEXES YIELD name, options WHERE name = 'memory_text_ns' RETURN options")[0]
+    index = cypher("SHOW FULLTEXT INDEXES YIELD name, options WHERE name = 'memory_text_v3' RETURN options")[0]
     assert index["options"]["indexConfig"]["fulltext.analyzer"] == "cjk"
 
     def found(query: str) -> set[str]:
         rows = cypher(
-            "CALL db.index.fulltext.queryNodes('memory_text_ns', $q) YIELD node "
+            "CALL db.index.fulltext.queryNodes('memory_text_v3', $q) YIELD node "
             "WHERE node.namespace = $ns RETURN node.content AS content",
             q=query,
             ns=namespace,
@@ -238,3 +238,26 @@ def test_full_text_index_serves_english_and_chinese(api, cypher, namespace: str)
     assert found("朝阳") == {"我住在北京朝阳区"}  # Chinese bigrams: precise
     assert found("berlin") == {"I moved to Berlin last spring"}
     assert found('"Model Y"') == {"我的车是 Model Y，上周五买的", "My car is a red Model Y"}  # mixed text
+
+
+def test_nodes_written_before_namespace_terms_get_them_at_start_up(api, runtime, cypher, namespace: str) -> None:
+    from app.domain.inputs import namespace_term
+    from app.memory.migrations import NAMESPACE_TERM, migrate
+
+    _create_namespace(api, namespace)
+    url = f"/v1/namespaces/{namespace}/memories"
+    assert api.post(url, json={"type": "Knowledge", "label": "move", "content": "I moved to Berlin"}).status_code == 201
+    # As a database written by an earlier version holds it: no term, and the migration not yet run.
+    cypher("MATCH (m:Memory {namespace: $ns}) REMOVE m.namespace_term", ns=namespace)
+    cypher("MATCH (m:Migration {name: $name}) DELETE m", name=NAMESPACE_TERM)
+
+    def recalled() -> list[dict]:
+        items: list[dict] = api.post(f"/v1/namespaces/{namespace}/recall", json={"query": "Berlin"}).json()["items"]
+        return [card for card in items if card["explain"]["full_text"] > 0]
+
+    assert recalled() == []  # no full-text seed without the term
+    migrate(runtime.graph)
+    terms = cypher("MATCH (m:Memory {namespace: $ns}) RETURN collect(DISTINCT m.namespace_term) AS t", ns=namespace)
+    assert terms[0]["t"] == [namespace_term(namespace)]
+    assert [card["summary"] for card in recalled()] == ["I moved to Berlin"]
+    assert cypher("MATCH (m:Migration {name: $name}) RETURN count(m) AS n", name=NAMESPACE_TERM)[0]["n"] == 1

@@ -277,3 +277,17 @@ def test_a_fact_saved_by_an_agent_is_recalled_like_a_stated_one(api, namespace) 
     items = _recall(api, namespace, "What car does Alice drive?")["items"]
     card = next(card for card in items if card["id"] == saved["id"])
     assert card["explain"]["entity"] == 1.0 and card["valid_from"]
+
+
+def test_full_text_seeds_stay_inside_a_namespace_named_by_a_stop_word(api, namespace) -> None:
+    """The analyzer drops stop words, so a namespace named "the" once restricted the full-text query
+    to nothing: another namespace's better matches took every hit and this one got no text seed."""
+    the = "the"
+    api.delete(f"/v1/namespaces/{the}")  # left by an earlier run, if any
+    _save_knowledge(api, the, label="launch", content="The Apollo launch slipped to Friday after the review.")
+    for i in range(60):  # more than the full-text hit limit, each a closer match than the one above
+        _save_knowledge(api, namespace, label=f"apollo {i}", content=f"Apollo apollo {i}")
+    items = _recall(api, the, "apollo launch")["items"]
+    assert items and items[0]["summary"].startswith("The Apollo launch"), items
+    assert items[0]["explain"]["full_text"] > 0, items[0]
+    api.delete(f"/v1/namespaces/{the}")

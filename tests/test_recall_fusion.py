@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from app.domain.inputs import namespace_term
 from app.recall.fusion import (
     Candidate,
     FusionWeights,
@@ -115,7 +116,7 @@ def test_lucene_query_quotes_every_value() -> None:
     assert lucene_query("ns", ()) is None
     query = lucene_query("team-a", ('say "hi"', "a\\b", "OR"))
     terms = '("say \\"hi\\"" "a\\\\b" "OR")'
-    assert query == f'+namespace:"team-a" +(summary:{terms} content:{terms})'
+    assert query == f"+namespace_term:ns7465616d2d61 +(summary:{terms} content:{terms})"
 
 
 def test_parse_query_finds_terms_entities_slots_and_window() -> None:
@@ -142,3 +143,10 @@ def test_rank_scores_are_c_over_c_plus_rank() -> None:
     scores = rank_scores({"a": 0.9, "b": 12.0, "c": 0.9, "d": 0.0}, 5.0)
     assert scores == {"b": 1.0, "a": pytest.approx(5 / 6), "c": pytest.approx(5 / 6), "d": 0.0}
     assert rank_scores({"x": 0.2, "y": 0.1, "z": 0.05}, 3.0) == {"x": 1.0, "y": 0.75, "z": 0.6}
+
+
+def test_a_namespace_term_is_one_lower_case_token_per_name() -> None:
+    assert namespace_term("team-a") == "ns7465616d2d61"
+    assert namespace_term("the") == "ns746865" != namespace_term("The")  # names differing in case stay apart
+    longest = namespace_term("x" * 64)
+    assert len(longest) == 130 and longest.isalnum() and longest == longest.lower()

@@ -29,6 +29,16 @@ def check_namespace(name: str) -> str:
     return name
 
 
+def namespace_term(namespace: str) -> str:
+    """The namespace as ONE full-text term, stored on every node (`namespace_term`) so that recall
+    restricts its Lucene query to the namespace with a term query. The name itself is split by the
+    analyzer ("team-a" -> team, a) and can be all stop words ("the"): its phrase query read
+    positions for every document of the namespace, and a stop-word name restricted nothing. "ns" and
+    the name's hex digits are one lower-case token, unique per name (names are 1-64 ASCII characters,
+    so at most 130 characters, under Lucene's 255)."""
+    return "ns" + namespace.encode("ascii").hex()
+
+
 def check_node_id(node_id: str, field: str = "id", expected: NodeType | None = None) -> str:
     prefix, sep, body = node_id.partition(":")
     node_type = NodeType.of_id(node_id)

@@ -33,7 +33,7 @@ from datetime import datetime
 from typing import Any
 
 from app.domain.importance import ImportanceRules
-from app.domain.inputs import stable_digest
+from app.domain.inputs import namespace_term, stable_digest
 from app.domain.model import Importance, NodeType, RelType, Source
 from app.domain.summarize import extractive_summary, sentences
 from app.domain.turns import Turn, concept_id, dialogue_id, episode_id, person_id
@@ -188,6 +188,7 @@ class Ingestor:
         results = self.graph.write(
             "ingest.turns",
             namespace=namespace,
+            namespace_term=namespace_term(namespace),
             turns=rows,
             structural=relationship_properties(RelType.HIERARCHY, None, now),
             learned=relationship_properties(RelType.REFERENCE, 1.0, now),
@@ -293,7 +294,8 @@ class Ingestor:
         for item in extracted:
             self._plan_turn(plan, timelines, item, now)
         learned = relationship_properties(RelType.REFERENCE, 1.0, now)
-        upserted = tx.run("ingest.upsert_facts", namespace=namespace, facts=plan.facts, learned=learned)
+        scope = {"namespace": namespace, "namespace_term": namespace_term(namespace)}
+        upserted = tx.run("ingest.upsert_facts", **scope, facts=plan.facts, learned=learned)
         counts.facts_created = len({row["id"] for row in upserted if row["created"] and not row["inferred"]})
         counts.inferences = len({row["id"] for row in upserted if row["created"] and row["inferred"]})
         create_links(tx, namespace, plan.causal)
@@ -303,7 +305,7 @@ class Ingestor:
             withdrawn = tx.run("ingest.supersede_facts", namespace=namespace, supersessions=plan.supersessions, now=now)
             counts.inferences_withdrawn = withdrawn[0]["withdrawn"]
         if plan.entities:
-            tx.run("ingest.upsert_entities", namespace=namespace, entities=plan.entities, learned=learned)
+            tx.run("ingest.upsert_entities", **scope, entities=plan.entities, learned=learned)
         return plan.written
 
     def enrich(
@@ -515,6 +517,7 @@ class Ingestor:
         rows = self.graph.write(
             "ingest.upsert_events",
             namespace=namespace,
+            namespace_term=namespace_term(namespace),
             events=events,
             learned=relationship_properties(RelType.REFERENCE, 1.0, now),
         )

@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from app.domain.importance import ImportanceRules
-from app.domain.inputs import InputError, NewMemory, check_namespace, check_node_id, content_id
+from app.domain.inputs import InputError, NewMemory, check_namespace, check_node_id, content_id, namespace_term
 from app.domain.model import SUMMARY_MAX_CHARS, Importance, RelType
 from app.domain.tags import temperature, time_scope
 from app.extract.facts import normalize_name
@@ -56,8 +56,8 @@ class MemoryNodes:
             for index, link in enumerate(memory.links):
                 if link.target_id in missing:
                     raise NotFoundError(f"links[{index}].target_id", f"node {link.target_id!r} does not exist")
-            rows = tx.run("memory.create", namespace=namespace, id=node_id, type=memory.type.value,
-                          properties=properties)  # fmt: skip
+            rows = tx.run("memory.create", namespace=namespace, namespace_term=namespace_term(namespace), id=node_id,
+                          type=memory.type.value, properties=properties)  # fmt: skip
             if not rows:
                 raise NotFoundError("namespace", f"namespace {namespace!r} does not exist")
             created = bool(rows[0]["created"])

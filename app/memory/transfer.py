@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from app.domain.inputs import InputError, check_namespace
+from app.domain.inputs import InputError, check_namespace, namespace_term
 from app.domain.model import MEMORY_LABEL, NodeType, RelType
 from app.domain.snapshot import (
     Snapshot,
@@ -38,8 +38,9 @@ class Transfer:
 
     def snapshot(self, namespace: str) -> Snapshot:
         self.namespaces.require(namespace)
+        # `namespace_term` derives from the namespace: import sets the one of the namespace it fills.
         nodes = tuple(
-            SnapshotNode(row["id"], tuple(row["labels"]), row["properties"])
+            SnapshotNode(row["id"], tuple(row["labels"]), _without(row["properties"], "namespace_term"))
             for row in self.graph.read("transfer.export_nodes", namespace=namespace)
         )
         relationships = tuple(
@@ -93,6 +94,10 @@ def _node_type(node: SnapshotNode, index: int) -> NodeType:
     return NodeType(types[0])
 
 
+def _without(properties: dict[str, Any], key: str) -> dict[str, Any]:
+    return {name: value for name, value in properties.items() if name != key}
+
+
 def _node_row(node: SnapshotNode, index: int, namespace: str) -> dict[str, Any]:
     node_type = _node_type(node, index)
     if NodeType.of_id(node.id) != node_type:
@@ -100,7 +105,8 @@ def _node_row(node: SnapshotNode, index: int, namespace: str) -> dict[str, Any]:
     for required in ("content", "importance", "activation_base", "last_accessed"):
         if required not in node.properties:
             raise InputError(f"nodes[{index}].properties.{required}", "missing")
-    return {"type": node_type.value, "properties": {**node.properties, "id": node.id, "namespace": namespace}}
+    properties = {**node.properties, "id": node.id, "namespace": namespace, "namespace_term": namespace_term(namespace)}
+    return {"type": node_type.value, "properties": properties}
 
 
 def _relationship_row(rel: SnapshotRelationship, index: int) -> dict[str, Any]:

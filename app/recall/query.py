@@ -9,6 +9,7 @@ from datetime import datetime
 from pathlib import Path
 
 from app.domain.datafile import read_yaml
+from app.domain.inputs import namespace_term
 from app.domain.text import STOP_WORDS, tokens
 from app.extract.facts import normalize_name
 from app.extract.timeexpr import find_time_expressions, window_of
@@ -58,11 +59,11 @@ class ParsedQuery:
 
 
 def lucene_query(namespace: str, terms: tuple[str, ...]) -> str | None:
-    """The full-text query: the namespace as a required phrase, then any of the terms in a node's
-    summary or content. Every value is a quoted phrase with `"` and `\\` escaped, so no user text
-    is read as Lucene syntax. Not the label: a turn's label starts with its speaker's name, so a
-    name in the query matched every turn of that speaker (an eighth of a 1M-node namespace, ~45 ms
-    of Lucene scoring per recall); names are the entity seeds' job."""
+    """The full-text query: the namespace's term (`namespace_term`) required, then any of the terms
+    in a node's summary or content. Every value is a quoted phrase with `"` and `\\` escaped, so no
+    user text is read as Lucene syntax. Not the label (it is not indexed): a turn's label starts with
+    its speaker's name, so a name in the query matched every turn of that speaker (an eighth of a
+    1M-node namespace, ~45 ms of Lucene scoring per recall); names are the entity seeds' job."""
     if not terms:
         return None
 
@@ -70,7 +71,7 @@ def lucene_query(namespace: str, terms: tuple[str, ...]) -> str | None:
         return '"' + _LUCENE_SPECIAL.sub(r"\\\1", value) + '"'
 
     wanted = " ".join(phrase(term) for term in terms)
-    return f"+namespace:{phrase(namespace)} +(summary:({wanted}) content:({wanted}))"
+    return f"+namespace_term:{namespace_term(namespace)} +(summary:({wanted}) content:({wanted}))"
 
 
 def _entity_keys(text: str) -> list[str]:
