@@ -56,10 +56,14 @@ def test_a_turn_is_in_the_hot_window_right_after_202(api, runtime, cypher, names
     # No worker runs in this test: the tracks have not run, yet the turn is found.
     assert _graph_counts(cypher, namespace) == (0, 0)
     for query in ("does Whiskers eat tuna", "猫叫什么"):
-        hits = runtime.hot_window.search(namespace, query)
+        hits = runtime.hot_window.search(namespace, query).hits
         assert hits and hits[0][0].turn_id == "t1", query
     again = _post(api, namespace, [_turn("s", "t1", "Bob", "我的猫叫 Whiskers and it loves tuna", S1)], False)
     assert again.json()["turns"][0]["new"] is False
+    # The newest turn's session is a local recall's focus, whatever the query.
+    _post(api, namespace, [_turn("s2", "t2", "Bob", "later", "2024-05-15T11:00:00+00:00")], False)
+    _post(api, namespace, [_turn("s0", "t0", "Bob", "earlier, arriving last", "2024-05-15T09:00:00+00:00")], False)
+    assert runtime.hot_window.search(namespace, "ok").latest_session == "s2"
 
 
 def test_turns_become_dialogues_sessions_speakers_and_chains(api, cypher, worker, namespace) -> None:
@@ -310,7 +314,7 @@ def test_invalid_batches_are_rejected_whole(api, runtime, cypher, namespace, tur
     response = _post(api, namespace, turns, False)
     assert response.status_code == 422, response.text
     assert response.json()["error"]["field"] == field
-    assert runtime.hot_window.search(namespace, "ok hi") == []
+    assert runtime.hot_window.search(namespace, "ok hi").hits == []
     assert _graph_counts(cypher, namespace) == (0, 0)
 
 
@@ -323,10 +327,10 @@ def test_a_burst_larger_than_the_hot_window_loses_no_turn(runtime, cypher, names
     window.add(namespace, turns, [f"dialogue:{i}" for i in range(5)])
     pending = window.pending(namespace, [t.key for t in turns])
     assert [turn.turn_id for turn, _ in pending] == ["0", "1", "2", "3", "4"]  # all still wait for the tracks
-    assert len(window.search(namespace, "note number")) == 5  # the newest three + the pending ones
+    assert len(window.search(namespace, "note number").hits) == 5  # the newest three + the pending ones
     window.ingested(namespace, [t.key for t in turns[:2]])
     assert [turn.turn_id for turn, _ in window.pending(namespace, [t.key for t in turns])] == ["2", "3", "4"]
-    found = {turn.turn_id for turn, _ in window.search(namespace, "note number")}
+    found = {turn.turn_id for turn, _ in window.search(namespace, "note number").hits}
     assert found == {"2", "3", "4"}  # evicted and ingested: the full-text index's job now
 
 

@@ -13,7 +13,7 @@ import json
 import math
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from datetime import datetime
 from functools import lru_cache
 from typing import Any
@@ -44,6 +44,12 @@ def decode_turn(raw: str) -> tuple[Turn, dict[str, Any]]:
         metadata=record.get("metadata") or {},
     )
     return turn, {"node_id": record["node_id"], "seq": record["seq"]}
+
+
+@dataclass(frozen=True)
+class WindowSearch:
+    hits: list[tuple[Turn, float]]  # best first
+    latest_session: str | None  # the session of the newest turn: the current focus of a local recall
 
 
 @lru_cache(maxsize=1024)
@@ -116,25 +122,23 @@ class HotWindow:
         if keys:
             self.client.hdel(self._pending_key(namespace), *keys)
 
-    def latest_session(self, namespace: str) -> str | None:
-        """The session of the newest turn: the current focus of a local recall."""
-        order, records, _ = self._keys(namespace)
-        newest = [str(key) for key in self.client.zrevrange(order, 0, 0)]  # type: ignore[union-attr]
-        raw = self.client.hget(records, newest[0]) if newest else None
-        return decode_turn(str(raw))[0].session_id if raw else None
-
-    def search(self, namespace: str, query: str, limit: int = 10, scan: int = 50) -> list[tuple[Turn, float]]:
+    def search(self, namespace: str, query: str, limit: int = 10, scan: int = 50) -> WindowSearch:
         """The newest `scan` turns plus every turn still pending, sharing words (or Chinese bigrams)
         with the query, best first: a small TF-IDF, so a turn is found before the write tracks have
-        run. Older turns are the full-text index's job."""
-        wanted = set(tokens(query))
-        if not wanted:
-            return []
+        run. Older turns are the full-text index's job. Also the newest turn's session (read in
+        the same two round trips: this runs on every recall)."""
         order, records, _ = self._keys(namespace)
-        newest = [str(key) for key in self.client.zrevrange(order, 0, scan - 1)]  # type: ignore[union-attr]
+        pipe = self.client.pipeline(transaction=False)
+        pipe.zrevrange(order, 0, scan - 1)
+        pipe.hgetall(self._pending_key(namespace))
+        newest_keys, pending = pipe.execute()
+        newest = [str(key) for key in newest_keys]
         raws = dict(zip(newest, self.client.hmget(records, newest), strict=True)) if newest else {}
-        raws.update(self.client.hgetall(self._pending_key(namespace)))  # type: ignore[arg-type]
-        searchable = [_searchable(str(raw)) for raw in raws.values() if raw]
+        latest = raws.get(newest[0]) if newest else None
+        latest_session = _searchable(str(latest))[0].session_id if latest else None
+        raws.update(pending)
+        wanted = set(tokens(query))
+        searchable = [_searchable(str(raw)) for raw in raws.values() if raw] if wanted else []
         document_frequency = Counter(token for _, bag in searchable for token in set(bag) if token in wanted)
         scored: list[tuple[Turn, float]] = []
         for turn, bag in searchable:
@@ -144,4 +148,4 @@ class HotWindow:
             if score > 0:
                 scored.append((turn, score / math.sqrt(1 + sum(bag.values()))))
         scored.sort(key=lambda item: (-item[1], -item[0].timestamp.timestamp()))
-        return scored[:limit]
+        return WindowSearch(scored[:limit], latest_session)

@@ -163,14 +163,14 @@ class Recall:
         self, namespace: str, parsed: ParsedQuery, request: RecallRequest
     ) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, tuple[dict[str, Any], float]], str | None]:
         s = self.spreading
-        hot_turns = self.hot_window.search(namespace, parsed.text, limit=s.hot_limit)
-        top = max((score for _, score in hot_turns), default=0.0)
-        scored = [(turn, score / top) for turn, score in hot_turns] if top else []
+        window = self.hot_window.search(namespace, parsed.text, limit=s.hot_limit)
+        top = max((score for _, score in window.hits), default=0.0)
+        scored = [(turn, score / top) for turn, score in window.hits] if top else []
         # Turns the write tracks have not reached yet become cards built from the hot window itself.
         pending = {dialogue_id(turn.session_id, turn.turn_id): (_turn_node(turn), score) for turn, score in scored}
         hot_seeds = [{"id": node_id, "score": score} for node_id, (_, score) in pending.items()]
         rows = self._graph_seeds_and_spread(namespace, parsed, hot_seeds)
-        focus = self.hot_window.latest_session(namespace) if request.mode == "local" else None
+        focus = window.latest_session if request.mode == "local" else None
         stats = {
             "seeds": rows[0]["seeds"] if rows else 0,
             "expanded": rows[0]["expanded"] if rows else 0,
