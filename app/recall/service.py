@@ -190,6 +190,7 @@ class Recall:
             # Lucene string padded): the plan made by `warm_up` is the one every recall uses.
             entity_keys=fixed_size(parsed.entity_keys, ENTITY_KEYS_SIZE, NO_MATCH),
             slot_keys=fixed_size(parsed.slot_keys, SLOT_KEYS_SIZE, NO_MATCH),
+            no_match=NO_MATCH,
             hot_seeds=fixed_size(hot_seeds, HOT_SEEDS_SIZE, {"id": NO_MATCH, "score": 0.0}),
             has_window=parsed.window is not None,
             window_start=parsed.window[0] if parsed.window else NO_WINDOW,
