@@ -124,7 +124,7 @@ class Recall:
         now = request.now or datetime.now(UTC)
         parsed = parse_query(request.query, now, self.vocabulary)
         cold_future = self._pool.submit(self._timed, self._cold, namespace, parsed)
-        (hot, hot_stats, pending_turns, focus_session), hot_ms = self._timed(self._hot, namespace, parsed, request)
+        (hot, hot_stats, pending_turns, focus_session), hot_ms = self._timed(self.hot_path, namespace, parsed, request)
         cold, cold_ms = cold_future.result()
 
         fusion_start = time.perf_counter()
@@ -159,9 +159,11 @@ class Recall:
 
     # -- hot path ----------------------------------------------------------------------------
 
-    def _hot(
+    def hot_path(
         self, namespace: str, parsed: ParsedQuery, request: RecallRequest
     ) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, tuple[dict[str, Any], float]], str | None]:
+        """The hot path on its own (a recall runs it beside the cold path): hot-window and graph rows,
+        their stats, the pending turns found in the window and the focus session."""
         s = self.spreading
         window = self.hot_window.search(namespace, parsed.text, limit=s.hot_limit)
         top = max((score for _, score in window.hits), default=0.0)
