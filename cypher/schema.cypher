@@ -26,7 +26,7 @@ CREATE INDEX memory_fact_slot IF NOT EXISTS FOR (m:Memory) ON (m.namespace, m.su
 
 // name: drop_memory_text_v1
 // The first full-text index had no namespace field, so a busy namespace could crowd out the hits
-// of another; it is replaced by `memory_text_ns`.
+// of another; it was replaced by `memory_text_ns` (itself replaced by `memory_text_v3`, below).
 DROP INDEX memory_text IF EXISTS
 
 // name: drop_memory_text_v2
