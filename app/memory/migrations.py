@@ -20,11 +20,10 @@ def migrate(graph: GraphStore) -> None:
         graph.write("migrate.mark_completed", migration=NAMESPACE_TERM, now=datetime.now(UTC))
 
 
-def add_namespace_terms(graph: GraphStore) -> int:
+def add_namespace_terms(graph: GraphStore) -> None:
     """Give nodes written before `namespace_term` existed their term, so the full-text seeds of
-    recall (which require it) find them again. Returns the namespaces updated."""
+    recall (which require it) find them again."""
     namespaces = [row["namespace"] for row in graph.read("migrate.namespaces_without_term")]
     for namespace in namespaces:
         log.info("adding namespace_term to the nodes of namespace %r", namespace)
         graph.run_batched("migrate.set_namespace_term", namespace=namespace, namespace_term=namespace_term(namespace))
-    return len(namespaces)

@@ -18,8 +18,7 @@ from app.stores.cypher import CypherQueries
 T = TypeVar("T")
 
 
-_PLAIN = (str, int, float, bool, type(None), bytes)
-_PLAIN_TYPES = frozenset(_PLAIN)
+_PLAIN_TYPES = frozenset({str, int, float, bool, type(None), bytes})
 
 
 def _is_plain(value: Any) -> bool:
@@ -32,10 +31,10 @@ def to_native(value: Any) -> Any:
     recursively. Plain values are checked first, and a list or map of plain values is returned as
     it is, not copied: this runs over every value of every result (the hot recall query returns
     50 rows of card maps)."""
-    if type(value) in _PLAIN_TYPES:
+    if _is_plain(value):
         return value
     if isinstance(value, list):
-        return value if all(type(v) in _PLAIN_TYPES for v in value) else [to_native(v) for v in value]
+        return [to_native(v) for v in value]
     if isinstance(value, dict):
         return value if all(_is_plain(v) for v in value.values()) else {k: to_native(v) for k, v in value.items()}
     if isinstance(value, neo4j.graph.Node | neo4j.graph.Relationship):
