@@ -291,3 +291,47 @@ def test_full_text_seeds_stay_inside_a_namespace_named_by_a_stop_word(api, names
     assert items and items[0]["summary"].startswith("The Apollo launch"), items
     assert items[0]["explain"]["full_text"] > 0, items[0]
     api.delete(f"/v1/namespaces/{the}")
+
+
+def test_spreading_activation_multiplies_weight_and_decay_per_hop_up_to_three_hops(api, cypher, namespace) -> None:
+    """seed -> a -> b -> c -> d: activation = seed score x PROD(edge weight x 0.5), max-merged per
+    node; d is four hops away. A soft-forgotten neighbour is not reached, and a node that is not a
+    memory (someone's analytics annotation, linked by hand) never becomes a card."""
+    seed = _save_knowledge(api, namespace, label="zebra crossing", content="Zebra crossings give pedestrians priority.")
+    texts = {
+        "a": "Traffic lights cycle every ninety seconds downtown.",
+        "b": "The council repainted the roundabout in April.",
+        "c": "Cyclists use the painted lane on Main Street.",
+        "d": "Parking meters take cards since last year.",
+        "faded": "A footbridge once stood over the canal.",
+    }
+    ids = {key: _save_knowledge(api, namespace, label=key, content=text)["id"] for key, text in texts.items()}
+    ids["seed"] = seed["id"]
+    links = [  # source, target, type, weight (None: a structural edge, weight 1)
+        ("seed", "a", "SEMANTIC", 0.8),
+        ("a", "b", "TEMPORAL", None),
+        ("b", "c", "ASSOCIATION", 0.6),
+        ("c", "d", "TEMPORAL", None),
+        ("seed", "b", "REFERENCE", 0.1),  # a weaker direct path: b keeps the better one (0.2 > 0.05)
+        ("seed", "faded", "SEMANTIC", 1.0),
+    ]
+    for source, target, rel_type, weight in links:
+        cypher(f"MATCH (s:Memory {{namespace: $ns, id: $s}}), (t:Memory {{namespace: $ns, id: $t}}) "
+               f"CREATE (s)-[r:{rel_type}]->(t) SET r.weight = $weight",
+               ns=namespace, s=ids[source], t=ids[target], weight=weight)  # fmt: skip
+    cypher("MATCH (m:Memory {namespace: $ns, id: $id}) SET m.activation = 0.01", ns=namespace, id=ids["faded"])
+    cypher("MATCH (s:Memory {namespace: $ns, id: $id}) CREATE (s)-[:ANNOTATES]->(:Annotation {summary: 'zebra'})",
+           ns=namespace, id=ids["seed"])  # fmt: skip
+
+    items = _recall(api, namespace, "zebra", top_k=20)["items"]
+    activation = {card["id"]: card["explain"]["activation"] for card in items}
+    seed_card = next(card for card in items if card["id"] == ids["seed"])
+    assert seed_card["explain"]["full_text"] == 1.0
+    assert abs(activation[ids["seed"]] - 0.16) < 1e-9  # reached back from a: 0.4 x 0.8 x 0.5
+    assert abs(activation[ids["a"]] - 0.4) < 1e-9  # 1.0 x 0.8 x 0.5
+    assert abs(activation[ids["b"]] - 0.2) < 1e-9  # 0.4 x 1 x 0.5 (the direct path gives 0.05)
+    assert abs(activation[ids["c"]] - 0.06) < 1e-9  # 0.2 x 0.6 x 0.5
+    assert activation.get(ids["d"], 0.0) == 0.0  # four hops
+    assert activation.get(ids["faded"], 0.0) == 0.0  # soft-forgotten: found by vector at most, never reached
+    known = set(ids.values())
+    assert all(card["id"] in known for card in items), items  # no card for the annotation
