@@ -171,20 +171,23 @@ class Recall:
         # Turns the write tracks have not reached yet become cards built from the hot window itself.
         pending = {dialogue_id(turn.session_id, turn.turn_id): (_turn_node(turn), score) for turn, score in scored}
         hot_seeds = [{"id": node_id, "score": score} for node_id, (_, score) in pending.items()]
-        rows = self._graph_seeds_and_spread(namespace, parsed, hot_seeds)
+        spread = self._graph_seeds_and_spread(namespace, parsed, hot_seeds)
+        rows = spread["rows"]
         focus = window.latest_session if request.mode == "local" else None
         stats = {
-            "seeds": rows[0]["seeds"] if rows else 0,
-            "expanded": rows[0]["expanded"] if rows else 0,
+            "seeds": spread["seeds"],
+            "expanded": spread["expanded"],
             "activated": sum(1 for row in rows if row["spread"] > 0),
         }
         return rows, stats, pending, focus
 
     def _graph_seeds_and_spread(
         self, namespace: str, parsed: ParsedQuery, hot_seeds: list[dict[str, Any]]
-    ) -> list[dict[str, Any]]:
+    ) -> dict[str, Any]:
+        """`recall.hot`'s one record: `rows` (a map per node: seed parts, spread, card fields),
+        `expanded` and `seeds`."""
         s = self.spreading
-        return self.graph.read(
+        [record] = self.graph.read(
             "recall.hot",
             namespace=namespace,
             lucene=fixed_lucene(namespace, parsed.terms),
@@ -210,6 +213,7 @@ class Recall:
             window_score=s.window_score,
             alive=SOFT_FORGET_THRESHOLD,
         )
+        return record
 
     # -- cold path ---------------------------------------------------------------------------
 
@@ -222,7 +226,9 @@ class Recall:
         return scores, self._cards(namespace, list(scores))
 
     def _cards(self, namespace: str, ids: list[str]) -> list[dict[str, Any]]:
-        return self.graph.read("recall.cards", namespace=namespace, ids=fixed_size(ids, CARD_IDS_SIZE, NO_MATCH))
+        [record] = self.graph.read("recall.cards", namespace=namespace, ids=fixed_size(ids, CARD_IDS_SIZE, NO_MATCH))
+        cards: list[dict[str, Any]] = record["cards"]
+        return cards
 
     # -- fusion inputs -----------------------------------------------------------------------
 
