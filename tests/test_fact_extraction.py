@@ -54,6 +54,8 @@ ENGLISH = [
     ("I visited Rome", [("Bob", "trip_to", "Rome")]),
     ("Yesterday I went to Paris with my wife", [("Bob", "trip_to", "Paris")]),
     ("I have a dog named Rex", [("Bob", "pet", "dog"), ("Bob's dog", "name", "Rex")]),
+    ("Our dog is called Rex", [("Bob", "pet", "dog"), ("Bob's dog", "name", "Rex")]),
+    ("My cat is named Mia", [("Bob", "pet", "cat"), ("Bob's cat", "name", "Mia")]),
     ("My wife is Mia", [("Bob", "spouse", "Mia")]),
     ("I'm married to Tom", [("Bob", "spouse", "Tom")]),
     ("My girlfriend is Sara", [("Bob", "partner", "Sara")]),
