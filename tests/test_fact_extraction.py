@@ -37,6 +37,7 @@ ENGLISH = [
     ("I relocated to Lisbon", [("Bob", "moved_to", "Lisbon")]),
     ("I work at Acme", [("Bob", "works_at", "Acme")]),
     ("I work for Google now.", [("Bob", "works_at", "Google")]),
+    ("I work at Acme as a data engineer", [("Bob", "works_at", "Acme"), ("Bob", "job", "data engineer")]),
     ("I am a teacher", [("Bob", "job", "teacher")]),
     ("I work as a nurse", [("Bob", "job", "nurse")]),
     ("I like hiking", [("Bob", "likes", "hiking")]),
@@ -145,6 +146,11 @@ CHINESE = [
     ("我下周要去东京出差", [("Bob", "trip_to", "东京")]),
     ("我明天去北京", [("Bob", "trip_to", "北京")]),
     ("我有一只狗叫旺财", [("Bob", "pet", "狗"), ("Bob's dog", "name", "旺财")]),
+    ("我在腾讯做产品经理", [("Bob", "works_at", "腾讯"), ("Bob", "job", "产品经理")]),
+    ("我在医院当护士", [("Bob", "works_at", "医院"), ("Bob", "job", "护士")]),
+    ("我在厨房做饭", []),  # "在X做Y" is a workplace only with a role
+    ("我是产品经理", [("Bob", "job", "产品经理")]),
+    ("我老婆是护士", [("Bob's wife", "job", "护士")]),  # a role, not her name
     ("我老婆是王芳", [("Bob", "spouse", "王芳")]),
     ("我的生日是5月3日", [("Bob", "birthday", "5月3日")]),
     # subject resolution

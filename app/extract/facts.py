@@ -24,6 +24,8 @@ What the extractor does and does not do (the data file has the Chinese forms of 
   a question is told clause by clause, so a statement with a question tag keeps its statement.
 - Pets: "I have a dog named Rex" gives `pet` = "dog" and "<speaker>'s dog" `name` = "Rex", so the name
   lands where "my dog's name is Rex" puts it, and several pets do not overwrite one another's names.
+- A workplace with a role ("我在腾讯做产品经理", "I work at Acme as an engineer") gives `works_at` and,
+  from the pattern's `role` group, `job`: one match, two facts (overlapping matches keep one).
 - Values are cut at clause boundaries and stops (time words, prepositions after places), stripped of
   lowercase articles, punctuation and fillers, NFKC-normalized, and capped at 80 characters.
 - Confidence comes from the rule: 0.9 for explicit copulas and verbs ("my X is Y", "I live in"), 0.8
@@ -347,10 +349,26 @@ class FactPatterns:
         entities = subject_entities + self._value_entities(slot, frame, value_start, value_end)
         fact = FactMention(subject, slot, value_text, rule.confidence, span, entities)
         found = [_Found(fact, subject_text, subject_span)]
-        named = self._named_value(rule, m, frame, subject, slot, value_text, span)
-        if named is not None:
-            found.append(_Found(named, subject_text, subject_span))
+        for extra in (
+            self._named_value(rule, m, frame, subject, slot, value_text, span),
+            self._role_value(rule, m, frame, subject, span),
+        ):
+            if extra is not None:
+                found.append(_Found(extra, subject_text, subject_span))
         return _Candidate(rule.confidence, order, span, tuple(found))
+
+    def _role_value(
+        self, rule: FactRule, m: re.Match[str], frame: _Frame, subject: str, span: tuple[int, int]
+    ) -> FactMention | None:
+        """The `job` fact of a workplace named with a role: "我在腾讯做产品经理" -> job = "产品经理"."""
+        if "role" not in m.re.groupindex or m.group("role") is None:
+            return None
+        role = self._clean_value(frame, *m.span("role"), rule.stops)
+        if role is None:
+            return None
+        role_start, role_end, role_text = role
+        entities = self._value_entities("job", frame, role_start, role_end)
+        return FactMention(subject, "job", role_text, rule.confidence, span, entities)
 
     def _named_value(
         self,
