@@ -361,14 +361,18 @@ class FactPatterns:
         self, rule: FactRule, m: re.Match[str], frame: _Frame, subject: str, span: tuple[int, int]
     ) -> FactMention | None:
         """The `job` fact of a workplace named with a role: "我在腾讯做产品经理" -> job = "产品经理"."""
-        if "role" not in m.re.groupindex or m.group("role") is None:
-            return None
-        role = self._clean_value(frame, *m.span("role"), rule.stops)
+        role = self._group_value(rule, m, frame, "role")
         if role is None:
             return None
         role_start, role_end, role_text = role
         entities = self._value_entities("job", frame, role_start, role_end)
         return FactMention(subject, "job", role_text, rule.confidence, span, entities)
+
+    def _group_value(self, rule: FactRule, m: re.Match[str], frame: _Frame, group: str) -> tuple[int, int, str] | None:
+        """A second value the match names in `group` ("name", "role"), cleaned as values are."""
+        if group not in m.re.groupindex or m.group(group) is None:
+            return None
+        return self._clean_value(frame, *m.span(group), rule.stops)
 
     def _named_value(
         self,
@@ -381,9 +385,7 @@ class FactPatterns:
         span: tuple[int, int],
     ) -> FactMention | None:
         """The `name` fact of a named value: "a dog named Rex" -> "<subject>'s dog" name = "Rex"."""
-        if "name" not in m.re.groupindex or m.group("name") is None:
-            return None
-        name = self._clean_value(frame, *m.span("name"), rule.stops)
+        name = self._group_value(rule, m, frame, "name")
         if name is None:
             return None
         name_start, name_end, name_text = name
