@@ -5,7 +5,7 @@ Results come back as plain Python values (neo4j.time types become `datetime`/`da
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -30,19 +30,9 @@ def to_native(value: Any) -> Any:
     if kind in _PLAIN_TYPES:
         return value
     if kind is dict:
-        converted: dict[str, Any] | None = None
-        for key, item in value.items():
-            if type(item) not in _PLAIN_TYPES and (native := to_native(item)) is not item:
-                converted = converted if converted is not None else dict(value)
-                converted[key] = native
-        return value if converted is None else converted
+        return _with_native_items(value, value.items(), dict)
     if kind is list:
-        items: list[Any] | None = None
-        for index, item in enumerate(value):
-            if type(item) not in _PLAIN_TYPES and (native := to_native(item)) is not item:
-                items = items if items is not None else list(value)
-                items[index] = native
-        return value if items is None else items
+        return _with_native_items(value, enumerate(value), list)
     if isinstance(value, neo4j.graph.Node | neo4j.graph.Relationship):
         return {k: to_native(v) for k, v in value.items()}
     if isinstance(value, neo4j.graph.Path):
@@ -58,6 +48,17 @@ def parse_datetime(text: str | None) -> datetime | None:
     if text is None:
         return None
     return datetime.fromisoformat(text.split("[", 1)[0])
+
+
+def _with_native_items(container: Any, items: Iterable[tuple[Any, Any]], copy: Callable[[Any], Any]) -> Any:
+    """`container` (a dict or list, `items` its key/index and value pairs) with its values through
+    `to_native`; a copy, made at the first value that changes, or the container itself."""
+    changed = None
+    for key, item in items:
+        if type(item) not in _PLAIN_TYPES and (native := to_native(item)) is not item:
+            changed = changed if changed is not None else copy(container)
+            changed[key] = native
+    return container if changed is None else changed
 
 
 def _rows(result: neo4j.Result | neo4j.EagerResult) -> list[dict[str, Any]]:
