@@ -38,6 +38,18 @@ ENGLISH = [
     ("I work at Acme", [("Bob", "works_at", "Acme")]),
     ("I work for Google now.", [("Bob", "works_at", "Google")]),
     ("I work at Acme as a data engineer", [("Bob", "works_at", "Acme"), ("Bob", "job", "data engineer")]),
+    ("I'm a product manager at Google", [("Bob", "works_at", "Google"), ("Bob", "job", "product manager")]),
+    ("I'm a senior engineer at Meta now", [("Bob", "works_at", "Meta"), ("Bob", "job", "senior engineer")]),
+    (
+        "My wife is a nurse at St Mary's Hospital",
+        [("Bob's wife", "works_at", "St Mary's Hospital"), ("Bob's wife", "job", "nurse")],
+    ),
+    # "at" a place one studies at or is good at is not a workplace; nor is a lower-case place
+    ("I'm a graduate student at MIT", [("Bob", "job", "graduate student")]),
+    ("I'm a senior at Harvard", [("Bob", "job", "senior")]),
+    ("I'm a total expert at Python", []),
+    ("I'm a vegetarian at home with Alice", []),
+    ("I am a teacher at a local school", [("Bob", "job", "teacher")]),
     ("I am a teacher", [("Bob", "job", "teacher")]),
     ("I work as a nurse", [("Bob", "job", "nurse")]),
     ("I like hiking", [("Bob", "likes", "hiking")]),
