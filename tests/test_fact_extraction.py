@@ -161,6 +161,9 @@ CHINESE = [
     ("我在腾讯做产品经理", [("Bob", "works_at", "腾讯"), ("Bob", "job", "产品经理")]),
     ("我在医院当护士", [("Bob", "works_at", "医院"), ("Bob", "job", "护士")]),
     ("我在厨房做饭", []),  # "在X做Y" is a workplace only with a role
+    ("我是阿里巴巴的一名工程师", [("Bob", "works_at", "阿里巴巴"), ("Bob", "job", "工程师")]),
+    ("我老婆是华为的产品经理", [("Bob's wife", "works_at", "华为"), ("Bob's wife", "job", "产品经理")]),
+    ("我是小明的老师", []),  # a role towards a person, not at an organisation
     ("我是产品经理", [("Bob", "job", "产品经理")]),
     ("我老婆是护士", [("Bob's wife", "job", "护士")]),  # a role, not her name
     ("我老婆是王芳", [("Bob", "spouse", "王芳")]),

@@ -24,9 +24,9 @@ What the extractor does and does not do (the data file has the Chinese forms of 
   a question is told clause by clause, so a statement with a question tag keeps its statement.
 - Pets: "I have a dog named Rex" gives `pet` = "dog" and "<speaker>'s dog" `name` = "Rex", so the name
   lands where "my dog's name is Rex" puts it, and several pets do not overwrite one another's names.
-- A workplace with a role ("我在腾讯做产品经理", "I work at Acme as an engineer", "I'm a nurse at St
-  Mary's") gives `works_at` and, from the pattern's `role` group, `job`: one match, two facts
-  (overlapping matches keep one).
+- A workplace with a role ("我在腾讯做产品经理", "我是腾讯的产品经理", "I work at Acme as an engineer",
+  "I'm a nurse at St Mary's") gives `works_at` and, from the pattern's `role` group, `job`: one
+  match, two facts (overlapping matches keep one).
 - Values are cut at clause boundaries and stops (time words, prepositions after places), stripped of
   lowercase articles, punctuation and fillers, NFKC-normalized, and capped at 80 characters.
 - Confidence comes from the rule: 0.9 for explicit copulas and verbs ("my X is Y", "I live in"), 0.8
