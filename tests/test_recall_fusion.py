@@ -96,6 +96,27 @@ def test_near_duplicates_merge_with_both_provenances() -> None:
     assert cards[0].source_turn_ids == ["t1", "t9"] and cards[0].flags["merged_ids"] == ["knowledge:b"]
 
 
+def _statement(node_id: str, node_type: str, session: str, turns: list[str], text: float) -> Candidate:
+    node = {"summary": node_id, "session_id": session, "source_turn_ids": turns}
+    return Candidate(node_id, node_type, node, text=text)
+
+
+def test_a_card_repeating_a_better_cards_evidence_moves_down() -> None:
+    cards = _rank([
+        _statement("dialogue:a", "Dialogue", "s1", ["t1"], 1.0),  # 0.4 x 3/3 x 0.92 = 0.368
+        _statement("experience:b", "Experience", "s1", ["t1"], 0.9),  # 0.4 x 3/4 x 0.9 = 0.27, repeats a
+        _statement("dialogue:c", "Dialogue", "s1", ["t2"], 0.8),  # 0.4 x 3/5 x 0.92 = 0.2208
+        _statement("dialogue:d", "Dialogue", "s2", ["t1"], 0.7),  # 0.4 x 3/6 x 0.92 = 0.184, another session
+        Candidate("person:e", "Person", {"summary": "Alice", "session_id": "s1", "source_turn_ids": ["t1"]}, text=0.6),
+    ])  # fmt: skip
+    assert [c.id for c in cards] == ["dialogue:a", "dialogue:c", "dialogue:d", "experience:b", "person:e"]
+    repeated = cards[3]
+    assert repeated.score == pytest.approx(0.27 * 0.25) and repeated.explain["repeated_evidence"] == 0.25
+    # A person is not a statement of the turn that introduced it; the first card of an evidence keeps its score.
+    assert all("repeated_evidence" not in c.explain for c in cards if c.id != "experience:b")
+    assert cards[0].score == pytest.approx(0.368)
+
+
 def test_global_mode_prefers_episodes_local_mode_turns() -> None:
     episode = Candidate(
         "episode:1", "Episode", {"summary": "Planning the offsite", "source_turn_ids": ["t1"]}, text=0.8

@@ -22,7 +22,9 @@ score = (relevance + activation + graph boost + recency) x type prior (mode) x t
 Filters: superseded and withdrawn facts are hidden unless `include_history` or `as_of`; with
 `as_of` only what existed and was valid then; a query time window keeps nodes whose time overlaps it
 (a window in the future only seeds the events planned in it).
-Near-duplicates (same fact, or the same summary) merge into one card with both provenances.
+Near-duplicates (same fact, or the same summary) merge into one card with both provenances. A card
+that repeats the evidence of a better one (the same turns of the same session: a turn and the event or
+fact read from it) keeps a quarter of its score, so the leading cards cover more turns.
 """
 
 from __future__ import annotations
@@ -55,6 +57,11 @@ class FusionWeights:
     focus: float = 0.1  # share of relevance added for nodes of the current focus (local mode)
     recency: float = 0.05
     rank_constant: float = 3.0  # c in c / (c + rank)
+    # Score factor for a card that says again what a better card says (the same turns of the same
+    # session: a turn and the event or fact read from it), so the leading cards cover more evidence.
+    # Measured on cached candidates of both development sets: every value up to 0.3 gave the same
+    # gain (LongMemEval R@10 0.820 -> 0.842, LoCoMo R@5 0.517 -> 0.531-0.535), 0.5 about half of it.
+    repeated_evidence: float = 0.25
 
 
 # Recency half-lives in days by node type (types without one have no recency: people, concepts).
@@ -326,6 +333,7 @@ def rank(
     text = rank_scores({c.id: c.text for c in found}, weights.rank_constant)
     vector = rank_scores({c.id: c.vector for c in found}, weights.rank_constant)
     merged: dict[tuple[str, ...], Card] = {}
+    sessions: dict[str, str] = {}
     for found_candidate in found:
         node_type, node = found_candidate.type, found_candidate.node
         if not visible(node_type, node, include_history=include_history, as_of=as_of, window=window):
@@ -336,6 +344,8 @@ def rank(
         if score <= 0.0:
             continue
         card = to_card(candidate, score, explain)
+        if node.get("session_id"):
+            sessions[card.id] = str(node["session_id"])
         key = _duplicate_key(card, candidate.node)
         kept = merged.get(key)
         if kept is None:
@@ -345,7 +355,32 @@ def rank(
         best.source_turn_ids = list(dict.fromkeys(best.source_turn_ids + other.source_turn_ids))
         best.flags.setdefault("merged_ids", []).append(other.id)
         merged[key] = best
-    return sorted(merged.values(), key=lambda c: (-c.score, c.id))
+    return diversify(sorted(merged.values(), key=lambda c: (-c.score, c.id)), sessions, weights)
+
+
+# Cards that state what one turn said: a turn, and the events, facts and inferences read from it.
+_STATEMENT_TYPES = frozenset({NodeType.DIALOGUE, NodeType.EXPERIENCE, NodeType.KNOWLEDGE})
+
+
+def diversify(cards: list[Card], sessions: dict[str, str], weights: FusionWeights) -> list[Card]:
+    """Lower the score of a card whose evidence a better card already shows (`repeated_evidence`),
+    then sort again; `sessions` maps a card id to its session. The first card of each evidence keeps
+    its score, so a lowered card only falls behind others.
+
+    Lowering each further card of the same session instead (x 0.9 per card before it) put more
+    answer sessions in the top 5 (LongMemEval S-all@5 0.717 -> 0.833) but lost turns (R@20 0.942 ->
+    0.901, LoCoMo R@20 0.734 -> 0.724): not done."""
+    shown: set[tuple[str, frozenset[str]]] = set()
+    for card in cards:
+        session = sessions.get(card.id)
+        if session is None or card.type not in _STATEMENT_TYPES or not card.source_turn_ids:
+            continue
+        evidence = (session, frozenset(card.source_turn_ids))
+        if evidence in shown:
+            card.score *= weights.repeated_evidence
+            card.explain["repeated_evidence"] = weights.repeated_evidence
+        shown.add(evidence)
+    return sorted(cards, key=lambda c: (-c.score, c.id))
 
 
 def card_tokens(card: Card) -> int:
