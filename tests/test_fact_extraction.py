@@ -44,6 +44,8 @@ ENGLISH = [
         "My wife is a nurse at St Mary's Hospital",
         [("Bob's wife", "works_at", "St Mary's Hospital"), ("Bob's wife", "job", "nurse")],
     ),
+    ("Alice is a doctor at Mercy Hospital", [("Alice", "works_at", "Mercy Hospital"), ("Alice", "job", "doctor")]),
+    ("Everyone is a winner at Acme", []),  # not a name
     # "at" a place one studies at or is good at is not a workplace; nor is a lower-case place
     ("I'm a graduate student at MIT", [("Bob", "job", "graduate student")]),
     ("I'm a senior at Harvard", [("Bob", "job", "senior")]),
