@@ -21,6 +21,7 @@ RUN pip install --no-deps -e . \
 USER hippograph
 # The embedding model's ONNX export (app/embedding_export.py), made once here instead of at first start.
 RUN python -m app.embedding_export
-ENV HIPPOGRAPH_DATA_DIR=/data
+# In a container the API listens on every interface (the settings' default is loopback).
+ENV HIPPOGRAPH_DATA_DIR=/data HIPPOGRAPH_HOST=0.0.0.0
 EXPOSE 8000
 CMD ["python", "-m", "app"]

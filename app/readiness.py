@@ -6,6 +6,8 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
+from app.errors import EngineUnavailable
+
 
 @dataclass(frozen=True)
 class EngineStatus:
@@ -35,5 +37,7 @@ def probe_engines(probes: Mapping[str, Callable[[], object]], timeout_s: float) 
 
 
 def _short(error: BaseException) -> str:
+    if isinstance(error, EngineUnavailable):  # the store's wrapper: report what the driver said
+        return error.reason
     text = str(error).strip().splitlines()[0] if str(error).strip() else ""
     return f"{type(error).__name__}: {text}"[:200]

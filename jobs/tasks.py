@@ -13,6 +13,7 @@ import redis.exceptions
 
 from app.api.schemas import MAX_TURNS_PER_BATCH
 from app.domain.turns import dialogue_id
+from app.errors import EngineUnavailable
 from app.extract.llm import LlmUnavailable
 from app.memory.ingest import SequencedTurn
 from app.memory.learning import FlushReport
@@ -78,8 +79,15 @@ def optimize_vectors() -> dict[str, Any]:
         return {"optimized": changed, "seconds": round(time.perf_counter() - start, 3)}
 
 
-# Engine errors worth retrying: the task is idempotent, so a retry after a partial run is safe.
-RETRYABLE = (neo4j.exceptions.ServiceUnavailable, neo4j.exceptions.TransientError, redis.exceptions.ConnectionError)
+# Engine errors worth retrying: the task is idempotent, so a retry after a partial run is safe. The
+# stores raise EngineUnavailable for an engine that is down (as the API answers 503); transient Neo4j
+# errors (deadlocks) and driver errors raised outside the stores are retried as well.
+RETRYABLE = (
+    EngineUnavailable,
+    neo4j.exceptions.ServiceUnavailable,
+    neo4j.exceptions.TransientError,
+    redis.exceptions.ConnectionError,
+)
 
 
 @celery_app.task(

@@ -11,6 +11,7 @@ def test_defaults_point_at_local_engines_and_embedded_vectors() -> None:
     assert settings.neo4j_uri == "bolt://127.0.0.1:7687"
     assert settings.redis_url == "redis://127.0.0.1:6379/0"
     assert settings.port == 8000
+    assert settings.host == "127.0.0.1"  # loopback unless told otherwise (the Docker image sets 0.0.0.0)
     assert settings.embedding_model == PACKAGED_MINILM
     assert settings.embedding_precision == "int8"
     assert settings.embedded_vectors is True

@@ -11,11 +11,15 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app.errors import EngineUnavailable
 from app.memory.errors import ConflictError, InputError, NotFoundError
 
 log = logging.getLogger(__name__)
 
 REQUEST_ID_HEADER = "X-Request-ID"
+# Seconds a client is asked to wait before retrying after a 503 for an engine that is down: the
+# drivers reconnect by themselves, a restarted Neo4j or Redis answers within seconds.
+ENGINE_RETRY_AFTER_S = 5
 
 
 class ApiError(Exception):
@@ -50,6 +54,13 @@ def error_response(
     )
 
 
+def engine_unavailable_response(request: Request, exc: EngineUnavailable) -> JSONResponse:
+    """503 `engine_unavailable` naming the engine (in the message and as `"engine"`), with `Retry-After`."""
+    response = error_response(request, 503, "engine_unavailable", str(exc), engine=exc.engine)
+    response.headers["Retry-After"] = str(ENGINE_RETRY_AFTER_S)
+    return response
+
+
 def _field_path(location: tuple[Any, ...] | list[Any]) -> str:
     # Drop the "body"/"query"/"path" prefix; keep list indexes: turns[3].text
     parts = list(location[1:]) if location and location[0] in {"body", "query", "path"} else list(location)
@@ -82,6 +93,10 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(ConflictError)
     async def conflict(request: Request, exc: ConflictError) -> JSONResponse:
         return error_response(request, 409, "conflict", f"{exc.field}: {exc.message}", exc.field)
+
+    @app.exception_handler(EngineUnavailable)
+    async def engine_unavailable(request: Request, exc: EngineUnavailable) -> JSONResponse:
+        return engine_unavailable_response(request, exc)
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -5,12 +5,14 @@ Results come back as plain Python values (neo4j.time types become `datetime`/`da
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, TypeVar
 
 import neo4j
 
+from app.errors import EngineUnavailable
 from app.settings import Settings
 from app.stores import bolt_datetimes
 from app.stores.cypher import CypherQueries
@@ -86,6 +88,58 @@ class GraphTx:
 # A read on a pooled connection the server has dropped (a restart) is run once more on a new one.
 _RECONNECT_ERRORS = (neo4j.exceptions.ServiceUnavailable, neo4j.exceptions.SessionExpired)
 
+# Driver errors that mean Neo4j cannot serve now, not that the query is wrong: no server answers or
+# the connection dropped (ServiceUnavailable and its Read/Write/Routing/IncompleteCommit subclasses,
+# SessionExpired), no pooled connection within the acquisition timeout, and the transient errors of a
+# database that is stopped, starting or (in a cluster) not the writer.
+UNAVAILABLE_ERRORS: tuple[type[Exception], ...] = (
+    neo4j.exceptions.ServiceUnavailable,
+    neo4j.exceptions.SessionExpired,
+    neo4j.exceptions.ConnectionAcquisitionTimeoutError,
+    neo4j.exceptions.DatabaseUnavailable,
+    neo4j.exceptions.NotALeader,
+    neo4j.exceptions.ForbiddenOnReadOnlyDatabase,
+)
+
+
+@contextmanager
+def neo4j_unavailable() -> Iterator[None]:
+    """Turns `UNAVAILABLE_ERRORS` into `EngineUnavailable("neo4j")` (503, and a Celery retry). Every
+    `GraphStore` method that talks to Neo4j runs inside it: `with neo4j_unavailable():`, or as a
+    decorator, `@neo4j_unavailable()`. Not inside a managed transaction (`GraphTx.run`): the driver
+    retries the transaction on these errors, so they must reach it unwrapped."""
+    try:
+        yield
+    except UNAVAILABLE_ERRORS as exc:
+        raise EngineUnavailable.wrapping("neo4j", exc) from exc
+
+
+class UserQueryError(Exception):
+    """Neo4j refused or stopped an analyst's query (syntax, missing parameter, access mode, timeout);
+    `code` is Neo4j's status code, `message` its text. Not an engine failure."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    @property
+    def timed_out(self) -> bool:
+        return "TimedOut" in self.code or self.code.endswith("Transaction.Terminated")
+
+
+@contextmanager
+def user_query_errors() -> Iterator[None]:
+    """Neo4j's errors about an analyst's query as `UserQueryError` (engine failures pass through)."""
+    try:
+        yield
+    except neo4j.exceptions.ClientError as exc:
+        raise UserQueryError(exc.code or "", exc.message or str(exc)) from exc
+    except neo4j.exceptions.TransientError as exc:
+        if "TimedOut" in (exc.code or "") or "Terminated" in (exc.code or ""):
+            raise UserQueryError(exc.code or "", exc.message or str(exc)) from exc
+        raise
+
 
 class GraphStore:
     def __init__(self, driver: neo4j.Driver, queries: CypherQueries, database: str = "neo4j") -> None:
@@ -110,6 +164,7 @@ class GraphStore:
         )
         return cls(driver, queries or CypherQueries.load(), settings.neo4j_database)
 
+    @neo4j_unavailable()
     def read(self, name: str, timeout_s: float | None = None, **params: Any) -> list[dict[str, Any]]:
         """A read in an auto-commit transaction: one round trip (a managed one also sends BEGIN and
         COMMIT, ~1.4 ms more per recall query, measured). Reads are idempotent, so a dropped
@@ -124,6 +179,7 @@ class GraphStore:
         with self.driver.session(database=self.database, default_access_mode=neo4j.READ_ACCESS) as session:
             return _rows(session.run(query, params))
 
+    @neo4j_unavailable()
     def write(self, name: str, **params: Any) -> list[dict[str, Any]]:
         result = self.driver.execute_query(
             self.queries[name],  # type: ignore[arg-type]
@@ -133,26 +189,61 @@ class GraphStore:
         )
         return _rows(result)
 
+    @neo4j_unavailable()
     def write_transaction(self, work: Callable[[GraphTx], T]) -> T:
         """Run `work` in one write transaction, retried as a whole on transient errors."""
         with self.driver.session(database=self.database) as session:
             return session.execute_write(lambda tx: work(GraphTx(tx, self.queries)))
 
+    @neo4j_unavailable()
     def run_batched(self, name: str, **params: Any) -> list[dict[str, Any]]:
         """For queries with `CALL { … } IN TRANSACTIONS`, which need an auto-commit transaction."""
         with self.driver.session(database=self.database) as session:
             return _rows(session.run(self.queries[name], params))  # type: ignore[arg-type]
 
+    @neo4j_unavailable()
     def apply_schema(self) -> None:
         """Create the constraints and indexes of `cypher/schema.cypher` (idempotent)."""
         with self.driver.session(database=self.database) as session:
             for name in self.queries.names("schema."):
                 session.run(self.queries[name]).consume()  # type: ignore[arg-type]
 
+    @neo4j_unavailable()
     def ping(self, timeout_s: float) -> None:
         # A bare session run: no managed-transaction retries, so a down server is reported at once.
         with self.driver.session(database=self.database, default_access_mode=neo4j.READ_ACCESS) as session:
             session.run(neo4j.Query(self.queries["health.ping"], timeout=timeout_s)).consume()  # type: ignore[arg-type]
+
+    @neo4j_unavailable()
+    def explain(self, text: str, params: dict[str, Any]) -> tuple[str | None, dict[str, Any], str | None]:
+        """An analyst's query planned, not run (`EXPLAIN`, in a READ session): Neo4j's query type
+        ("r", "rw", "w", "s"), its plan tree and the database it was planned for. For the
+        Cypher endpoint's guard (app/analytics/guard.py); `UserQueryError` when Neo4j refuses it."""
+        session = self.driver.session(database=self.database, default_access_mode=neo4j.READ_ACCESS)
+        with user_query_errors(), session:
+            summary = session.run(neo4j.Query("EXPLAIN " + text), params).consume()  # type: ignore[arg-type]
+        return summary.query_type, dict(summary.plan or {}), summary.database
+
+    @neo4j_unavailable()
+    def read_user_query(
+        self, text: str, params: dict[str, Any], timeout_s: float, limit: int
+    ) -> tuple[list[str], list[list[Any]], bool]:
+        """An analyst's query in a READ transaction (Neo4j refuses writes) with a server-side timeout:
+        (columns, at most `limit` records as the driver's values, whether there were more). Reading
+        stops after `limit` + 1 records and the transaction is rolled back, never committed."""
+        records: list[list[Any]] = []
+        session = self.driver.session(
+            database=self.database, default_access_mode=neo4j.READ_ACCESS, fetch_size=limit + 1
+        )
+        with user_query_errors(), session, session.begin_transaction(timeout=timeout_s) as tx:
+            result = tx.run(text, params)  # type: ignore[arg-type]
+            keys = list(result.keys())
+            for record in result:
+                records.append(list(record.values()))
+                if len(records) > limit:
+                    break
+            tx.rollback()
+        return keys, records[:limit], len(records) > limit
 
     def server_version(self) -> str:
         row = self.read("health.server_version")[0]

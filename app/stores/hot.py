@@ -9,14 +9,53 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import redis
+import redis.client
 
+from app.errors import EngineUnavailable
 from app.settings import Settings
+
+# A server that does not answer, drops the connection, times out or is still loading its data
+# (BusyLoadingError is a ConnectionError); a command error (ResponseError) is not one of them.
+UNAVAILABLE_ERRORS = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
+
+
+class HotPipeline(redis.client.Pipeline):
+    """A pipeline whose round trips raise `EngineUnavailable("redis")` when Redis is down. Queued
+    commands do no I/O; `execute` (and a WATCH, run at once) does."""
+
+    def execute(self, raise_on_error: bool = True) -> list[Any]:
+        try:
+            return super().execute(raise_on_error)
+        except UNAVAILABLE_ERRORS as exc:
+            raise EngineUnavailable.wrapping("redis", exc) from exc
+
+    def immediate_execute_command(self, *args: Any, **options: Any) -> Any:
+        try:
+            return super().immediate_execute_command(*args, **options)
+        except UNAVAILABLE_ERRORS as exc:
+            raise EngineUnavailable.wrapping("redis", exc) from exc
+
+
+class HotRedis(redis.Redis):
+    """A Redis client whose commands and pipelines raise `EngineUnavailable("redis")` when Redis is down
+    (503, a Celery retry), after redis-py's own retries. Every command, the scripts and `scan_iter`
+    included, goes through `execute_command`."""
+
+    def execute_command(self, *args: Any, **options: Any) -> Any:
+        try:
+            return super().execute_command(*args, **options)
+        except UNAVAILABLE_ERRORS as exc:
+            raise EngineUnavailable.wrapping("redis", exc) from exc
+
+    def pipeline(self, transaction: bool = True, shard_hint: Any = None) -> HotPipeline:
+        return HotPipeline(self.connection_pool, self.response_callbacks, transaction, shard_hint)
 
 
 def connect_redis(settings: Settings) -> redis.Redis:
-    return redis.Redis.from_url(
+    return HotRedis.from_url(
         settings.redis_url,
         decode_responses=True,
         socket_connect_timeout=settings.readiness_timeout_s,

@@ -6,8 +6,11 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 
+import httpx
 from qdrant_client import QdrantClient, models
+from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
+from app.errors import EngineUnavailable, short_reason
 from app.stores.vectors.base import (
     NAMESPACE_KEY,
     PayloadMatch,
@@ -32,8 +35,15 @@ class QdrantClientVectorStore(VectorStore):
 
     @contextmanager
     def _serialized(self) -> Iterator[None]:
+        """Every call to the client runs in here: one at a time in local mode, and a server that cannot
+        be reached raises `EngineUnavailable("vectors")`."""
         with self._lock or nullcontext():
-            yield
+            try:
+                yield
+            except Exception as exc:
+                if _unavailable(exc):
+                    raise EngineUnavailable("vectors", _reason(exc)) from exc
+                raise
 
     def _ensure_collection(self) -> None:
         with self._serialized():
@@ -108,6 +118,37 @@ class QdrantClientVectorStore(VectorStore):
 
     def close(self) -> None:
         self.client.close()
+
+
+# What a server that is down, restarting or overloaded looks like to qdrant-client: REST transport
+# errors (refused, reset, timed out) wrapped in ResponseHandlingException, a gateway's 502/503/504,
+# and gRPC's UNAVAILABLE / DEADLINE_EXCEEDED.
+_UNAVAILABLE_HTTP_STATUS = frozenset({502, 503, 504})
+
+
+def _unavailable(exc: BaseException) -> bool:
+    if isinstance(exc, ResponseHandlingException):
+        return isinstance(exc.source, httpx.TransportError)
+    if isinstance(exc, httpx.TransportError):
+        return True
+    if isinstance(exc, UnexpectedResponse):
+        return exc.status_code in _UNAVAILABLE_HTTP_STATUS
+    try:
+        import grpc
+    except ImportError:  # pragma: no cover - qdrant-client depends on grpcio
+        return False
+    if isinstance(exc, grpc.RpcError) and isinstance(exc, grpc.Call):
+        return exc.code() in {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED}
+    return False
+
+
+def _reason(exc: BaseException) -> str:
+    source = getattr(exc, "source", None)
+    if isinstance(source, BaseException):  # ResponseHandlingException: the transport error it wraps
+        return short_reason(source)
+    if callable(code := getattr(exc, "code", None)) and callable(details := getattr(exc, "details", None)):
+        return f"gRPC {code().name}: {details()}"[:200]  # a grpc.Call
+    return short_reason(exc)
 
 
 def _is_local(client: QdrantClient) -> bool:
