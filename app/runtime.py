@@ -10,8 +10,13 @@ from typing import TYPE_CHECKING
 import neo4j.exceptions
 import redis
 
+from app.analytics.catalog import AnalyticsCatalog
+from app.analytics.service import CypherSurface
+from app.auth.bootstrap import bootstrap_admin_key
+from app.auth.keys import ApiKeys
 from app.domain.importance import ImportanceRules
 from app.embedding import Embedder
+from app.errors import EngineUnavailable
 from app.extract.inference import InferenceRules
 from app.extract.llm import LlmFactExtractor
 from app.memory.access import AccessLog
@@ -51,6 +56,7 @@ class Runtime:
 
     def __post_init__(self) -> None:
         self.namespaces = Namespaces(self.graph, self.vectors, self.redis)
+        self.keys = ApiKeys(self.graph, bootstrap_admin_key(self.settings), self.settings.key_cache_ttl_s)
         self.importance_rules = ImportanceRules.load()
         self.semantic = SemanticIndexer(
             self.graph,
@@ -73,6 +79,9 @@ class Runtime:
         self.ingestor = Ingestor(self.graph, self.semantic, self.importance_rules, InferenceRules.load())
         self.recall = Recall(self.graph, self.vectors, self.embedder, self.hot_window, self.accesses, self.learning)
         self.neighbourhood = Neighbourhood(self.graph)
+        self.cypher_surface = CypherSurface(
+            self.graph, AnalyticsCatalog.load(), self.settings.cypher_timeout_s, self.settings.cypher_default_rows
+        )
         self.llm: LlmFactExtractor | None = None
         if self.settings.llm_base_url:
             api_key = self.settings.llm_api_key
@@ -97,7 +106,7 @@ class Runtime:
         )
         try:
             runtime.ensure_schema()
-        except neo4j.exceptions.DriverError as exc:
+        except (EngineUnavailable, neo4j.exceptions.DriverError) as exc:
             log.warning("Neo4j unavailable at start-up (%s); the schema is applied once it answers", exc)
         else:
             try:

@@ -46,9 +46,16 @@ class Settings(BaseSettings):
     model_cache: Path | None = Field(None, alias="HIPPOGRAPH_MODEL_CACHE")
 
     data_dir: Path = Field(Path("data"), alias="HIPPOGRAPH_DATA_DIR")
-    host: str = Field("0.0.0.0", alias="HIPPOGRAPH_HOST")
+    # Loopback unless told otherwise (`make run` is reachable from this machine only); the container
+    # sets 0.0.0.0, since only its published port reaches it.
+    host: str = Field("127.0.0.1", alias="HIPPOGRAPH_HOST")
     port: int = Field(8000, alias="HIPPOGRAPH_PORT", ge=1, le=65535)
+    # The bootstrap admin key (every namespace). Unset: generated at first start into
+    # `<data_dir>/admin.key` (mode 0600); see app/auth/bootstrap.py.
     admin_key: SecretStr | None = Field(None, alias="HIPPOGRAPH_ADMIN_KEY")
+    # Seconds an API process trusts a key it has looked up: a revoked key stops working at once in
+    # the process that revoked it and within this bound in the others. 0 = look up every request.
+    key_cache_ttl_s: float = Field(5.0, alias="HIPPOGRAPH_KEY_CACHE_SECONDS", ge=0, le=300)
 
     # SEMANTIC edges: a new node links to at most this many neighbours above this cosine.
     semantic_threshold: float = Field(0.7, alias="HIPPOGRAPH_SEMANTIC_THRESHOLD", gt=0, le=1)
@@ -71,6 +78,11 @@ class Settings(BaseSettings):
 
     # Seconds a readiness probe waits for one engine before calling it down.
     readiness_timeout_s: float = Field(2.0, alias="HIPPOGRAPH_READINESS_TIMEOUT")
+
+    # The analysts' Cypher endpoint: seconds a query may run (Neo4j stops it), and rows returned when
+    # the request names no `limit` (a request may ask for up to 10,000).
+    cypher_timeout_s: float = Field(5.0, alias="HIPPOGRAPH_CYPHER_TIMEOUT", gt=0, le=600)
+    cypher_default_rows: int = Field(1_000, alias="HIPPOGRAPH_CYPHER_ROWS", ge=1, le=10_000)
 
     @property
     def embedded_vectors(self) -> bool:

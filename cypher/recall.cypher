@@ -159,7 +159,7 @@ RETURN rows, expanded, size(level0) AS seeds
 // Both queries return their cards as ONE record holding a list: the driver's Python work per record
 // was ~25 us (one record instead of 50: ~1.3 ms less CPU per recall, measured).
     id: n.id, type: [label IN labels(n) WHERE label <> 'Memory'][0],
-    node: n {.label, .summary, .confidence, .source, .agent_id, .source_turn_ids, .superseded_by, .withdrawn,
+    node: n {.label, .summary, .confidence, .source, .agent_id, .private, .source_turn_ids, .superseded_by, .withdrawn,
              .session_id, .subject_key, .slot, .value_key},
     times: {timestamp: toString(n.timestamp), event_time: toString(n.event_time), event_end: toString(n.event_end),
             valid_from: toString(n.valid_from), valid_to: toString(n.valid_to), started_at: toString(n.started_at),
@@ -175,11 +175,28 @@ RETURN collect({
 // include: card
 }) AS cards
 
+// fragment: visible
+// Node `v` is visible to the reader: not another agent's private memory, unless the reader sees
+// private memories ($sees_private: an admin). Used as `all(v IN nodes(p) WHERE <visible>)`, so a
+// hidden node is not shown, nor is what lies only beyond it.
+(v.private IS NULL OR $sees_private OR v.agent_id = $viewer_agent)
+
+// name: hidden_ids
+// Which of $ids the reader cannot see: missing from the namespace, or another agent's private memory.
+UNWIND $ids AS id
+OPTIONAL MATCH (v:Memory {namespace: $namespace, id: id})
+WITH id, v
+WHERE v IS NULL OR NOT
+// include: visible
+RETURN collect(id) AS hidden
+
 // name: related
 // A node's neighbourhood up to $depth (<= 3) hops in both directions, nearest and strongest first.
 MATCH (s:Memory {namespace: $namespace, id: $id})
 MATCH p = (s)-[*1..3]-(n:Memory)
-WHERE length(p) <= $depth AND n <> s
+WHERE length(p) <= $depth AND n <> s AND all(v IN nodes(p) WHERE
+// include: visible
+)
 WITH n, min(length(p)) AS distance,
      max(reduce(w = 1.0, r IN relationships(p) | w * coalesce(r.weight, 1.0))) AS strength,
      head(collect([r IN relationships(p) | type(r)])) AS via
@@ -192,7 +209,11 @@ RETURN n.id AS id, [label IN labels(n) WHERE label <> 'Memory'][0] AS type, n.su
 // The shortest path between two nodes (at most 6 hops), as nodes and relationship types in order.
 MATCH (a:Memory {namespace: $namespace, id: $from_id})
 MATCH (b:Memory {namespace: $namespace, id: $to_id})
-MATCH p = SHORTEST 1 (a)-[*..6]-(b)
+// Every node after `a` must be visible (checked inside the pattern, so a path around a hidden node
+// is still found); `a` itself is checked before.
+MATCH p = SHORTEST 1 (a) (()-[]-(v WHERE
+// include: visible
+)){1,6} (b)
 RETURN [n IN nodes(p) | {id: n.id, type: [label IN labels(n) WHERE label <> 'Memory'][0], summary: n.summary,
                          source_turn_ids: n.source_turn_ids}] AS nodes,
        [r IN relationships(p) | type(r)] AS relationships
@@ -202,8 +223,14 @@ RETURN [n IN nodes(p) | {id: n.id, type: [label IN labels(n) WHERE label <> 'Mem
 // or is followed by (HIERARCHY, DEPENDENCY, TEMPORAL outgoing), up to 5 hops, in path order.
 MATCH (t:Memory {namespace: $namespace, id: $id})
 OPTIONAL MATCH up = (parent:Memory)-[:HIERARCHY*1..5]->(t)
+WHERE all(v IN nodes(up) WHERE
+// include: visible
+)
 WITH t, collect({node: parent, distance: -length(up)}) AS ancestors
 OPTIONAL MATCH down = (t)-[:HIERARCHY|DEPENDENCY|TEMPORAL*1..5]->(next:Memory)
+WHERE all(v IN nodes(down) WHERE
+// include: visible
+)
 WITH t, ancestors, collect({node: next, distance: length(down)}) AS descendants
 UNWIND ancestors + [{node: t, distance: 0}] + descendants AS step
 WITH step WHERE step.node IS NOT NULL

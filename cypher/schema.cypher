@@ -67,6 +67,23 @@ CREATE INDEX memory_event_time IF NOT EXISTS FOR (m:Memory) ON (m.namespace, m.e
 // Time-window seeds of a recall: turns by their own timestamp.
 CREATE INDEX memory_timestamp IF NOT EXISTS FOR (m:Memory) ON (m.namespace, m.timestamp)
 
+// name: memory_private
+// The Cypher endpoint asks whether a namespace holds other agents' private memories (few, if any).
+CREATE INDEX memory_private IF NOT EXISTS FOR (m:Memory) ON (m.namespace, m.private)
+
+// name: api_key_id
+// API keys live outside the memory graph (`:ApiKey`, never `:Memory`, no `namespace` property, so
+// no memory query and no analyst's Cypher can reach them). Looked up by id to revoke...
+CREATE CONSTRAINT api_key_id IF NOT EXISTS FOR (k:ApiKey) REQUIRE k.id IS UNIQUE
+
+// name: api_key_hash
+// ...and by the SHA-256 of the key on every request (a cache absorbs most of these lookups).
+CREATE CONSTRAINT api_key_hash IF NOT EXISTS FOR (k:ApiKey) REQUIRE k.key_hash IS UNIQUE
+
+// name: api_key_namespace
+// Listing a namespace's keys.
+CREATE INDEX api_key_namespace IF NOT EXISTS FOR (k:ApiKey) ON (k.key_namespace)
+
 // name: await_indexes
 // Last: new indexes are online before the first write relies on them.
 CALL db.awaitIndexes(60)

@@ -737,17 +737,19 @@ def percentile(values: Sequence[float], q: float) -> float:
     return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
 
 
-def measure(base_url: str, queries: list[tuple[str, str]], warmup: int, now: datetime) -> list[Sample] | None:
+def measure(
+    base_url: str, headers: dict[str, str], queries: list[tuple[str, str]], warmup: int, now: datetime
+) -> list[Sample] | None:
     """Post the queries one at a time from a separate process, as a real client would: a client in
     the server's own process shares its interpreter lock and adds its work to every request."""
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
-        return pool.submit(measure_from_client, base_url, queries, warmup, now).result()
+        return pool.submit(measure_from_client, base_url, headers, queries, warmup, now).result()
 
 
 def measure_from_client(
-    base_url: str, queries: list[tuple[str, str]], warmup: int, now: datetime
+    base_url: str, headers: dict[str, str], queries: list[tuple[str, str]], warmup: int, now: datetime
 ) -> list[Sample] | None:
-    with httpx.Client(base_url=base_url, timeout=600.0) as client:
+    with httpx.Client(base_url=base_url, timeout=600.0, headers=headers) as client:
         return _samples(client, queries, warmup, now)
 
 
@@ -944,7 +946,7 @@ def run(runtime: Runtime, args: argparse.Namespace) -> None:
         queries = recall_queries(world, args.warmup, args.seed + 1) + recall_queries(world, args.queries, args.seed)
         print(f"\nrecall: {args.warmup} warm-up + {args.queries} measured, now = {now.isoformat()}", flush=True)
         load_before = os.getloadavg()[0]
-        samples = measure(str(client.base_url), queries, args.warmup, now)
+        samples = measure(str(client.base_url), dict(client.headers), queries, args.warmup, now)
         machine = (
             f"1-min load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after ({os.cpu_count()} cores)"
         )

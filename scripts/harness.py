@@ -30,6 +30,7 @@ import httpx  # noqa: E402
 import uvicorn  # noqa: E402
 
 from app.api.main import create_app  # noqa: E402
+from app.auth.bootstrap import bootstrap_admin_key  # noqa: E402
 from app.runtime import Runtime  # noqa: E402
 from app.settings import Settings  # noqa: E402
 
@@ -82,6 +83,11 @@ def local_engines(name: str, neo4j_port: int, redis_port: int, args: argparse.Na
                 service_script("redis_local.py", "stop", *redis_args)
 
 
+def admin_headers(settings: Settings) -> dict[str, str]:
+    """The bootstrap admin key's header: the scripts act for the operator on their own engines."""
+    return {"Authorization": f"Bearer {bootstrap_admin_key(settings)}"}
+
+
 @contextmanager
 def served_api(runtime: Runtime, timeout_s: float = 600.0) -> Iterator[httpx.Client]:
     """The API over HTTP on a free local port (uvicorn in a thread), and a client for it."""
@@ -93,7 +99,8 @@ def served_api(runtime: Runtime, timeout_s: float = 600.0) -> Iterator[httpx.Cli
     while not server.started:
         time.sleep(0.05)
     try:
-        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=timeout_s) as client:
+        headers = admin_headers(runtime.settings)
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=timeout_s, headers=headers) as client:
             yield client
     finally:
         server.should_exit = True

@@ -27,6 +27,8 @@ REPO = Path(__file__).resolve().parents[1]
 TEST_SERVICES_DIR = REPO / "data" / "test-services"
 TEST_NEO4J_PORT = 17687
 TEST_REDIS_PORT = 16379
+# The bootstrap admin key of every runtime the suite opens; the `api` client sends it by default.
+TEST_ADMIN_KEY = "hg_test_bootstrap_admin_key"
 
 
 @dataclass
@@ -145,6 +147,7 @@ def make_settings(found: Services, data_dir: Path, **overrides: str):  # type: i
         "NEO4J_PASSWORD": found.neo4j_password,
         "REDIS_URL": found.redis_url,
         "HIPPOGRAPH_DATA_DIR": str(data_dir),
+        "HIPPOGRAPH_ADMIN_KEY": TEST_ADMIN_KEY,
         **overrides,
     }
     return Settings(**values)
@@ -195,8 +198,12 @@ def api(runtime) -> Iterator:  # type: ignore[no-untyped-def]
 
     from app.api.main import create_app
 
-    with TestClient(create_app(runtime=runtime)) as client:
+    with TestClient(create_app(runtime=runtime), headers=admin_headers()) as client:
         yield client
+
+
+def admin_headers(key: str = TEST_ADMIN_KEY) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}
 
 
 @pytest.fixture

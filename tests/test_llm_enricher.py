@@ -152,7 +152,7 @@ def test_the_enricher_adds_what_the_rules_missed_after_the_tracks(
     from app.api.main import create_app
     from app.runtime import Runtime
     from jobs.embedded import EmbeddedJobs
-    from tests.conftest import make_settings
+    from tests.conftest import admin_headers, make_settings
 
     settings = make_settings(
         services, tmp_path, HIPPOGRAPH_LLM_BASE_URL=endpoint.url, HIPPOGRAPH_LLM_MODEL="test-model"
@@ -172,7 +172,7 @@ def test_the_enricher_adds_what_the_rules_missed_after_the_tracks(
         return [dict(r) for r in records]
 
     try:
-        with TestClient(create_app(runtime=runtime)) as api:
+        with TestClient(create_app(runtime=runtime), headers=admin_headers()) as api:
             api.put(f"/v1/namespaces/{namespace}")
             first = [{"session_id": "s1", "turn_id": "s1:1", "speaker": "Maya", "text": "My car is a Model Y.",
                       "timestamp": "2024-05-01T09:00:00+00:00"}]  # fmt: skip

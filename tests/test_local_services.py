@@ -16,7 +16,7 @@ from fastapi.testclient import TestClient
 from app.api.main import create_app
 from app.runtime import Runtime
 from app.stores.graph import GraphStore
-from tests.conftest import REPO, make_settings, run_script
+from tests.conftest import REPO, admin_headers, make_settings, run_script
 
 
 def _readyz_until(client: TestClient, status: int, deadline_s: float = 30) -> dict:
@@ -37,7 +37,7 @@ def test_neo4j_restart_keeps_data_and_readiness_recovers(services, tmp_path: Pat
     runtime = Runtime.open(settings, host_jobs=False, embedder=embedder)
     marker = uuid.uuid4().hex
     try:
-        with TestClient(create_app(runtime=runtime)) as client:
+        with TestClient(create_app(runtime=runtime), headers=admin_headers()) as client:
             down = _readyz_until(client, 503)
             assert down["checks"]["neo4j"]["status"] == "down"
             assert down["error"]["message"].startswith("neo4j down:")

@@ -347,14 +347,14 @@ def test_the_embedded_run_resumes_turns_left_pending_by_a_dead_process(
     from app.runtime import Runtime
     from jobs.celery_app import celery_app
     from jobs.embedded import EmbeddedJobs
-    from tests.conftest import make_settings
+    from tests.conftest import admin_headers, make_settings
 
     # A Redis database of its own for the hot window, so only this test's turns are pending there
     # (other tests leave turns pending on purpose); the broker stays the run's own queue.
     settings = make_settings(services, tmp_path, REDIS_URL=services.redis_url.rsplit("/", 1)[0] + "/5")
     runtime = Runtime.open(settings, host_jobs=False, embedder=embedder)
     try:
-        with TestClient(create_app(runtime=runtime)) as api:
+        with TestClient(create_app(runtime=runtime), headers=admin_headers()) as api:
             api.put(f"/v1/namespaces/{namespace}")
             assert _post(api, namespace, FIRST_SESSION, wait=False).status_code == 202
         celery_app.control.purge()  # the queued task died with the process that held it

@@ -1,20 +1,98 @@
-"""The one place a request's namespace is checked. API keys and roles will be enforced here."""
+"""Who may do what: every `/v1` route declares the role it needs on its namespace through one of
+the dependencies below (the caller was authenticated by `app/api/auth.py`).
+
+Roles include each other: reader < writer < admin. A key holds one role on one namespace; the
+bootstrap admin key holds admin on every namespace. Refusals are 403 in the one error shape, saying
+what is missing. The role each route needs is also written into OpenAPI (`x-required-role`).
+"""
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Annotated, Any
 
-from fastapi import Depends, Path, Request
+from fastapi import APIRouter, Depends, FastAPI, Path, Request
+from fastapi.dependencies.models import Dependant
+from fastapi.routing import APIRoute
 
+from app.api.errors import ApiError
 from app.domain.inputs import check_namespace
+from app.domain.keys import Caller, Role, Viewer
 from app.runtime import Runtime
 
+NamespacePath = Annotated[str, Path(description="1-64 letters, digits, '-', '_', '.'")]
 
-# Both are `async def` although they do no I/O: FastAPI runs a plain `def` dependency in its thread
+
+@dataclass(frozen=True)
+class Access:
+    """An authorized call on one namespace."""
+
+    namespace: str
+    caller: Caller
+
+    @property
+    def viewer(self) -> Viewer:
+        return self.caller.viewer(self.namespace)
+
+    def writing_agent(self, requested: str | None, field: str = "agent_id") -> str:
+        """The agent a write is recorded under: the key's own. Only the bootstrap admin may write
+        (or ask) as another agent; any other key naming a different agent is refused."""
+        if requested is None or requested == self.caller.agent_id:
+            return self.caller.agent_id
+        if self.caller.is_bootstrap:
+            return requested
+        raise ApiError(
+            403, "forbidden", f"{field}: this key belongs to agent {self.caller.agent_id!r}, not {requested!r}", field
+        )
+
+
+def caller_of(request: Request) -> Caller:
+    caller: Caller | None = getattr(request.state, "caller", None)
+    if caller is None:  # only reachable if a /v1 route were mounted outside the authentication
+        raise ApiError(401, "unauthorized", "missing API key: send 'Authorization: Bearer <key>'")
+    return caller
+
+
+def authorize(caller: Caller, namespace: str, role: Role) -> Access:
+    held = caller.role_on(namespace)
+    if held is None:
+        raise ApiError(
+            403, "forbidden", f"this key is for namespace {caller.namespace!r}; it has no role on {namespace!r}"
+        )
+    if not held.includes(role):
+        raise ApiError(
+            403, "forbidden", f"this route needs the role {role.value!r} on {namespace!r}; the key is a {held.value!r}"
+        )
+    return Access(namespace, caller)
+
+
+# Each is `async def` although it does no I/O: FastAPI runs a plain `def` dependency in its thread
 # pool, a hop per dependency per request.
-async def namespace_access(ns: Annotated[str, Path(description="1-64 letters, digits, '-', '_', '.'")]) -> str:
-    """Validates the name (an InputError answers 422 naming `namespace`)."""
-    return check_namespace(ns)
+async def reader_access(request: Request, ns: NamespacePath) -> Access:
+    return authorize(caller_of(request), check_namespace(ns), Role.READER)
+
+
+async def writer_access(request: Request, ns: NamespacePath) -> Access:
+    return authorize(caller_of(request), check_namespace(ns), Role.WRITER)
+
+
+async def admin_access(request: Request, ns: NamespacePath) -> Access:
+    return authorize(caller_of(request), check_namespace(ns), Role.ADMIN)
+
+
+async def any_key(request: Request) -> Caller:
+    """Routes outside a namespace (`/v1/keys`): any valid key; the route scopes what it shows."""
+    return caller_of(request)
+
+
+async def admin_key(request: Request) -> Caller:
+    """Routes outside a namespace that only admins call (creating and revoking keys); the route
+    then checks the namespace concerned."""
+    caller = caller_of(request)
+    if caller.role is not Role.ADMIN:
+        raise ApiError(403, "forbidden", f"this route needs an admin key; the key is a {caller.role.value!r}")
+    return caller
 
 
 async def runtime_of(request: Request) -> Runtime:
@@ -22,5 +100,67 @@ async def runtime_of(request: Request) -> Runtime:
     return runtime
 
 
-Namespace = Annotated[str, Depends(namespace_access)]
+ReadAccess = Annotated[Access, Depends(reader_access)]
+WriteAccess = Annotated[Access, Depends(writer_access)]
+AdminAccess = Annotated[Access, Depends(admin_access)]
+AnyKey = Annotated[Caller, Depends(any_key)]
+AdminKey = Annotated[Caller, Depends(admin_key)]
 Engines = Annotated[Runtime, Depends(runtime_of)]
+
+REQUIRED_ROLES = {
+    reader_access: Role.READER,
+    writer_access: Role.WRITER,
+    admin_access: Role.ADMIN,
+    admin_key: Role.ADMIN,
+}
+
+
+def required_role(route: APIRoute) -> str | None:
+    """The role a route's access dependency asks for ("reader", "writer", "admin"), "key" for routes
+    any key may call, None for open routes."""
+
+    def walk(dependant: Dependant) -> str | None:
+        for sub in dependant.dependencies:
+            if sub.call in REQUIRED_ROLES:
+                return REQUIRED_ROLES[sub.call].value  # type: ignore[index]
+            if sub.call is any_key:
+                return "key"
+            found = walk(sub)
+            if found:
+                return found
+        return None
+
+    return walk(route.dependant)
+
+
+def document_access(routers: Iterable[APIRouter]) -> None:
+    """Write each route's role into OpenAPI (`x-required-role`, the bearer scheme, 401/403), derived
+    from the dependency it uses, so the document can never disagree with the code. Call it on the
+    routers before they are included."""
+    for router in routers:
+        for route in router.routes:
+            if not isinstance(route, APIRoute) or (role := required_role(route)) is None:
+                continue
+            extra: dict[str, Any] = dict(route.openapi_extra or {})
+            extra["x-required-role"] = role
+            extra["security"] = [{"bearer": []}]
+            extra["responses"] = {
+                "401": {"description": "missing, unknown, revoked or expired API key"},
+                "403": {"description": "the key has no role on this namespace, or too small a role"},
+                **extra.get("responses", {}),
+            }
+            route.openapi_extra = extra
+
+
+def declare_bearer_scheme(app: FastAPI) -> None:
+    """The `bearer` security scheme the operations above refer to."""
+    generate = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = generate()
+            schemes = schema.setdefault("components", {}).setdefault("securitySchemes", {})
+            schemes["bearer"] = {"type": "http", "scheme": "bearer", "description": "an API key (POST /v1/keys)"}
+        return app.openapi_schema or {}
+
+    app.openapi = openapi  # type: ignore[method-assign]

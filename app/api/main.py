@@ -8,7 +8,9 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from app.api import health, memories, recall, turns
+from app.api import analytics, health, keys, memories, recall, turns
+from app.api.access import declare_bearer_scheme, document_access
+from app.api.auth import BearerAuthentication
 from app.api.errors import install_error_handlers
 from app.runtime import Runtime
 from app.settings import Settings, get_settings
@@ -36,9 +38,12 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
                 app.state.runtime.close()
 
     app = FastAPI(title="Hippograph", version="0.1.0", lifespan=lifespan)
+    # Added first, so it runs inside the request-id middleware that install_error_handlers adds.
+    app.add_middleware(BearerAuthentication)
     install_error_handlers(app)
-    app.include_router(health.router)
-    app.include_router(memories.router)
-    app.include_router(turns.router)
-    app.include_router(recall.router)
+    routers = [health.router, memories.router, turns.router, recall.router, keys.router, analytics.router]
+    document_access(routers)
+    for router in routers:
+        app.include_router(router)
+    declare_bearer_scheme(app)
     return app

@@ -7,7 +7,7 @@ from typing import Any
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
-from app.api.access import Engines, Namespace
+from app.api.access import Engines, ReadAccess
 from app.api.schemas import ChainBody, RecallBody
 from app.domain.inputs import InputError
 
@@ -15,12 +15,15 @@ router = APIRouter(prefix="/v1/namespaces", tags=["read path"])
 
 
 @router.post("/{ns}/recall")
-def recall(ns: Namespace, body: RecallBody, runtime: Engines) -> JSONResponse:
+def recall(access: ReadAccess, body: RecallBody, runtime: Engines) -> JSONResponse:
     """Memory cards for a query, best first: full-text, entity and hot-window seeds spread through the
-    graph, fused with vector hits. Each card carries `source_turn_ids` and the parts of its score."""
-    result = runtime.recall.recall(ns, body.to_domain())
+    graph, fused with vector hits. Each card carries `source_turn_ids` and the parts of its score.
+    Other agents' private memories are never shown (except to admins); `agent_ids` keeps only the
+    memories of those agents."""
+    request = body.to_domain(agent_id=access.writing_agent(body.agent_id), viewer=access.viewer)
+    result = runtime.recall.recall(access.namespace, request)
     if not result.cards:  # an unknown namespace never has cards; checked only then (one read fewer)
-        runtime.namespaces.require(ns)
+        runtime.namespaces.require(access.namespace)
     # Already JSON values: a JSONResponse skips FastAPI's generic encoder (~1 ms per recall, measured).
     return JSONResponse(
         {
@@ -33,25 +36,28 @@ def recall(ns: Namespace, body: RecallBody, runtime: Engines) -> JSONResponse:
 
 @router.get("/{ns}/nodes/{node_id}/related")
 def related(
-    ns: Namespace,
+    access: ReadAccess,
     node_id: str,
     runtime: Engines,
     depth: int = Query(1, description="hops, 1-3"),
     limit: int = Query(20, description="nodes, 1-200"),
 ) -> dict[str, Any]:
     """The node's neighbourhood, nearest and strongest first, with the relationship types on the way."""
-    runtime.namespaces.require(ns)
-    return {"id": node_id, "items": runtime.neighbourhood.related(ns, node_id, depth, limit)}
+    runtime.namespaces.require(access.namespace)
+    items = runtime.neighbourhood.related(access.namespace, node_id, depth, limit, access.viewer)
+    return {"id": node_id, "items": items}
 
 
 @router.post("/{ns}/chain")
-def chain(ns: Namespace, body: ChainBody, runtime: Engines) -> dict[str, Any]:
+def chain(access: ReadAccess, body: ChainBody, runtime: Engines) -> dict[str, Any]:
     """`from_id` + `to_id`: the shortest path between two nodes; `task_id`: the task's chain."""
+    ns, viewer = access.namespace, access.viewer
     runtime.namespaces.require(ns)
     if body.task_id is not None:
         if body.from_id is not None or body.to_id is not None:
             raise InputError("task_id", "give either task_id or from_id and to_id, not both")
-        return {"task_id": body.task_id, "items": runtime.neighbourhood.task_chain(ns, body.task_id, body.limit)}
+        items = runtime.neighbourhood.task_chain(ns, body.task_id, body.limit, viewer)
+        return {"task_id": body.task_id, "items": items}
     if body.from_id is None or body.to_id is None:
         raise InputError("from_id" if body.from_id is None else "to_id", "required (or give task_id)")
-    return runtime.neighbourhood.path(ns, body.from_id, body.to_id)
+    return runtime.neighbourhood.path(ns, body.from_id, body.to_id, viewer)

@@ -5,9 +5,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from app.domain.inputs import NewLink, NewMemory
+from app.domain.keys import EVERYTHING, Role, Viewer
 from app.domain.model import SUMMARY_MAX_CHARS, Importance, NodeType, RelType, Source
 from app.domain.turns import Turn
 from app.recall.service import RecallRequest
@@ -42,7 +43,10 @@ class MemoryBody(Strict):
     links: list[LinkSpec] = Field(default_factory=list, max_length=256)
     id: Text | None = Field(None, description="'<type>:<key>'; default derived from type, label and content")
     source: Source = Source.AGENT
-    agent_id: Text | None = None
+    agent_id: Text | None = Field(
+        None, description="default: the key's agent; only the bootstrap admin may name another"
+    )
+    private: bool = Field(False, description="seen only by keys of the writing agent (and admins of the namespace)")
     confidence: float = Field(1.0, ge=0.0, le=1.0)
     source_turn_ids: list[Text] = Field(default_factory=list, max_length=1000)
     subject: Text | None = None
@@ -52,7 +56,8 @@ class MemoryBody(Strict):
     valid_to: AwareDatetime | None = None
     event_time: AwareDatetime | None = None
 
-    def to_domain(self) -> NewMemory:
+    def to_domain(self, agent_id: str | None = None) -> NewMemory:
+        """`agent_id`: the agent the write is recorded under (the key's; see access.writing_agent)."""
         return NewMemory(
             type=self.type,
             label=self.label,
@@ -63,7 +68,8 @@ class MemoryBody(Strict):
             links=tuple(NewLink(link.type, link.target_id, link.weight) for link in self.links),
             id=self.id,
             source=self.source,
-            agent_id=self.agent_id,
+            agent_id=agent_id if agent_id is not None else self.agent_id,
+            private=self.private,
             confidence=self.confidence,
             source_turn_ids=tuple(self.source_turn_ids),
             subject=self.subject,
@@ -108,11 +114,12 @@ class TurnBody(Strict):
             raise ValueError(f"at most {MAX_TURN_BYTES} bytes of UTF-8")
         return text
 
-    def to_domain(self, now: datetime) -> Turn:
+    def to_domain(self, now: datetime, agent_id: str | None = None) -> Turn:
+        """`agent_id`: the writing key's agent, recorded on the turn's node."""
         timestamp = self.timestamp or now
         if timestamp.tzinfo is None:
             timestamp = timestamp.replace(tzinfo=UTC)
-        return Turn(self.session_id, self.turn_id, self.speaker, self.text, timestamp, self.metadata or {})
+        return Turn(self.session_id, self.turn_id, self.speaker, self.text, timestamp, self.metadata or {}, agent_id)
 
 
 class TurnsBody(Strict):
@@ -133,7 +140,12 @@ class RecallBody(Strict):
     token_budget: int | None = Field(None, ge=1, le=100_000, description="cut the cards to fit this many tokens")
     as_of: datetime | None = Field(None, description="recall facts as they stood at this time")
     now: datetime | None = Field(None, description="reference time for relative expressions (default: now)")
-    agent_id: Text | None = Field(None, description="the asking agent: its own memories count as in focus")
+    agent_id: Text | None = Field(
+        None, description="the asking agent (default: the key's): its own memories count as in focus"
+    )
+    agent_ids: list[Text] | None = Field(
+        None, max_length=100, description="only memories written by these agents (default: every agent)"
+    )
 
     @field_validator("query")
     @classmethod
@@ -142,7 +154,9 @@ class RecallBody(Strict):
             raise ValueError("must not be blank")
         return query
 
-    def to_domain(self) -> RecallRequest:
+    def to_domain(self, agent_id: str | None = None, viewer: Viewer = EVERYTHING) -> RecallRequest:
+        """`agent_id`: the asking agent (the key's; see access.writing_agent); `viewer`: whose
+        private memories may be shown."""
         return RecallRequest(
             query=self.query,
             top_k=self.top_k,
@@ -151,7 +165,9 @@ class RecallBody(Strict):
             token_budget=self.token_budget,
             as_of=_utc(self.as_of),
             now=_utc(self.now),
-            agent_id=self.agent_id,
+            agent_id=agent_id if agent_id is not None else self.agent_id,
+            agent_ids=frozenset(self.agent_ids) if self.agent_ids is not None else None,
+            viewer=viewer,
         )
 
 
@@ -160,3 +176,27 @@ class ChainBody(Strict):
     to_id: Text | None = None
     task_id: Text | None = Field(None, description="alone: the task's chain")
     limit: int = Field(50, ge=1, le=200)
+
+
+class KeyBody(Strict):
+    namespace: str = Field(min_length=1, max_length=64, description="the one namespace the key is for")
+    role: Role = Field(description="reader: recall and reads; writer: + writes; admin: + deletes, import, keys")
+    agent_id: Text = Field(description="the agent every write made with this key is recorded under")
+    label: str | None = Field(None, max_length=200, description="a note for people: who holds it, what for")
+    expires_at: AwareDatetime | None = Field(None, description="when the key stops working (default: never)")
+
+
+class CypherBody(Strict):
+    """A read-only query on one namespace: the caller's Cypher (`query`) or a named analytics query
+    (`name`, see GET …/cypher/queries). `$namespace` is bound by the server."""
+
+    query: str | None = Field(None, min_length=1, max_length=100_000, description="Cypher; use $namespace")
+    name: str | None = Field(None, min_length=1, max_length=100, description="a named analytics query")
+    params: dict[str, Any] = Field(default_factory=dict, description="query parameters (not `namespace`)")
+    limit: int | None = Field(None, ge=1, le=10_000, description="rows at most (default 1000)")
+
+    @model_validator(mode="after")
+    def one_of_query_or_name(self) -> CypherBody:
+        if (self.query is None) == (self.name is None):
+            raise ValueError("give either `query` or `name`")
+        return self

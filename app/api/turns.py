@@ -4,34 +4,41 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
+import kombu.exceptions
 from fastapi import APIRouter, Response, status
 from starlette.concurrency import run_in_threadpool
 
-from app.api.access import Engines, Namespace
+from app.api.access import Engines, WriteAccess
 from app.api.errors import ApiError
 from app.api.schemas import TurnsBody
 from app.domain.turns import dialogue_id
+from app.errors import EngineUnavailable
+from app.stores.hot import UNAVAILABLE_ERRORS as REDIS_UNAVAILABLE_ERRORS
 
 router = APIRouter(prefix="/v1/namespaces", tags=["write path"])
 WAIT_TIMEOUT_S = 600.0
 
 
 @router.post("/{ns}/turns", status_code=status.HTTP_202_ACCEPTED)
-async def post_turns(ns: Namespace, body: TurnsBody, runtime: Engines, response: Response) -> dict[str, Any]:
+async def post_turns(access: WriteAccess, body: TurnsBody, runtime: Engines, response: Response) -> dict[str, Any]:
     """Turns land in the hot window at once (searchable before the tracks run); a task runs the
     tracks. 202 with the node ids; with `wait`, 200 once every track has run. Retrying the same
-    (session_id, turn_id) creates nothing new."""
+    (session_id, turn_id) creates nothing new. Each turn records the key's agent."""
+    ns = access.namespace
     await run_in_threadpool(runtime.namespaces.require, ns)
     now = datetime.now(UTC)
-    turns = [turn.to_domain(now) for turn in body.turns]
+    turns = [turn.to_domain(now, access.caller.agent_id) for turn in body.turns]
     node_ids = [dialogue_id(t.session_id, t.turn_id) for t in turns]
     new = await run_in_threadpool(runtime.hot_window.add, ns, turns, node_ids)
     from jobs.tasks import ingest_turns
 
-    task = await run_in_threadpool(ingest_turns.delay, ns, [t.key for t in turns])
+    with broker_unavailable():  # the turns are in the hot window; a retry stores nothing twice
+        task = await run_in_threadpool(ingest_turns.delay, ns, [t.key for t in turns])
     result: dict[str, Any] = {
         "task_id": task.id,
         "turns": [
@@ -40,9 +47,20 @@ async def post_turns(ns: Namespace, body: TurnsBody, runtime: Engines, response:
         ],
     }
     if body.wait:
-        result["report"] = await _wait_for(task)
+        with broker_unavailable():  # the result backend is the same Redis
+            result["report"] = await _wait_for(task)
         response.status_code = status.HTTP_200_OK
     return result
+
+
+@contextmanager
+def broker_unavailable() -> Iterator[None]:
+    """Celery's broker and result backend are Redis: a publish that fails after kombu's own retries
+    (OperationalError), or a result read that cannot connect, is `EngineUnavailable("redis")` (503)."""
+    try:
+        yield
+    except (kombu.exceptions.OperationalError, *REDIS_UNAVAILABLE_ERRORS) as exc:
+        raise EngineUnavailable.wrapping("redis", exc) from exc
 
 
 async def _wait_for(task: Any) -> Any:

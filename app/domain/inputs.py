@@ -8,13 +8,14 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from app.domain.model import SUMMARY_MAX_CHARS, Importance, NodeType, RelType, Source
+from app.errors import HippographError
 
 NAMESPACE_PATTERN = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 # After the type prefix: printable text without control characters (\x1f separates pair keys).
 _ID_BODY = re.compile(r"^[^\x00-\x1f\x7f]{1,200}$")
 
 
-class InputError(ValueError):
+class InputError(HippographError, ValueError):
     """Bad input; `field` is the path of the offending field, e.g. `links[2].target_id`."""
 
     def __init__(self, field: str, message: str) -> None:
@@ -88,6 +89,7 @@ class NewMemory:
     id: str | None = None
     source: Source = Source.AGENT
     agent_id: str | None = None
+    private: bool = False  # seen only by its own agent (and admins of the namespace)
     confidence: float = 1.0
     source_turn_ids: tuple[str, ...] = ()
     subject: str | None = None

@@ -17,6 +17,7 @@ class Turn:
     text: str
     timestamp: datetime  # timezone-aware
     metadata: dict[str, Any] = field(default_factory=dict)
+    agent_id: str | None = None  # the writing key's agent
 
     @property
     def key(self) -> str:

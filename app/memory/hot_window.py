@@ -42,6 +42,7 @@ def decode_turn(raw: str) -> tuple[Turn, dict[str, Any]]:
         text=record["text"],
         timestamp=datetime.fromisoformat(record["timestamp"]),
         metadata=record.get("metadata") or {},
+        agent_id=record.get("agent_id"),
     )
     return turn, {"node_id": record["node_id"], "seq": record["seq"]}
 

@@ -215,6 +215,7 @@ class Ingestor:
             turn_id=turn.turn_id,
             timestamp=turn.timestamp,
             seq=item.seq,
+            agent_id=turn.agent_id,
             metadata_json=json.dumps(turn.metadata, ensure_ascii=False, sort_keys=True) if turn.metadata else None,
         )
         episode = node_properties(
@@ -374,6 +375,7 @@ class Ingestor:
                 now=now,
                 source=Source.INFERRED,
                 confidence=min(inference.confidence, 0.6),
+                agent_id=turn.agent_id,
                 subject=inference.subject,
                 subject_key=normalize_name(inference.subject),
                 slot=inference.slot,
@@ -438,6 +440,7 @@ class Ingestor:
             value_key=value_key,
             valid_from=turn.timestamp,
             event_time=fact.event_time,
+            agent_id=turn.agent_id,
             session_id=turn.session_id,
             extracted_by=extracted_by,
         )
@@ -507,6 +510,7 @@ class Ingestor:
                     time_text=mention.text,
                     time_granularity=mention.granularity.value,
                     session_id=turn.session_id,
+                    agent_id=turn.agent_id,
                 )
                 event_id = f"experience:{stable_digest(turn.key, str(mention.span[0]), str(mention.span[1]))}"
                 dialogue = dialogue_id(turn.session_id, turn.turn_id)

@@ -60,6 +60,9 @@ class Namespaces:
         )[0]
         return row["namespace"], bool(row["created"])
 
+    def exists(self, namespace: str) -> bool:
+        return bool(self.graph.read("namespace.get", namespace=check_namespace(namespace)))
+
     def require(self, namespace: str) -> dict[str, Any]:
         """The stored namespace; NotFoundError (404 naming `namespace`) when it does not exist."""
         rows = self.graph.read("namespace.get", namespace=check_namespace(namespace))

@@ -63,7 +63,7 @@ class MemoryNodes:
             created = bool(rows[0]["created"])
             if created:
                 for link in memory.links:
-                    create_link(tx, namespace, link.type, node_id, link.target_id, link.weight, now)
+                    create_link(tx, namespace, link.type, node_id, link.target_id, link.weight, now, memory.agent_id)
             return rows[0], created
 
         row, created = self.graph.write_transaction(work)
@@ -77,8 +77,15 @@ class MemoryNodes:
         return self._view(row["type"], row["node"], now), created
 
     def link(
-        self, namespace: str, rel_type: RelType, source_id: str, target_id: str, weight: float | None = None
+        self,
+        namespace: str,
+        rel_type: RelType,
+        source_id: str,
+        target_id: str,
+        weight: float | None = None,
+        agent_id: str | None = None,
     ) -> tuple[dict[str, Any], bool]:
+        """Create a relationship unless it exists; a new one records the writing agent."""
         check_namespace(namespace)
         check_node_id(source_id, "source_id")
         check_node_id(target_id, "target_id")
@@ -91,7 +98,7 @@ class MemoryNodes:
             if missing:
                 field = "source_id" if source_id in missing else "target_id"
                 raise NotFoundError(field, f"node {missing[0]!r} does not exist")
-            row = create_link(tx, namespace, rel_type, source_id, target_id, weight, now)
+            row = create_link(tx, namespace, rel_type, source_id, target_id, weight, now, agent_id)
             return row, bool(row.pop("created"))
 
         return self.graph.write_transaction(work)
@@ -168,6 +175,7 @@ class MemoryNodes:
             source_turn_ids=memory.source_turn_ids,
             tags=memory.tags,
             agent_id=memory.agent_id,
+            private=True if memory.private else None,
             subject=memory.subject,
             slot=memory.slot,
             value=memory.value,

@@ -77,16 +77,22 @@ def check_weight(weight: float | None, field: str) -> None:
         raise InputError(field, "must be in (0, 1]")
 
 
-def link_row(rel_type: RelType, source_id: str, target_id: str, weight: float | None, now: datetime) -> dict[str, Any]:
-    """One relationship to create, oriented and with its properties (for `create_links`)."""
+def link_row(
+    rel_type: RelType,
+    source_id: str,
+    target_id: str,
+    weight: float | None,
+    now: datetime,
+    agent_id: str | None = None,
+) -> dict[str, Any]:
+    """One relationship to create, oriented and with its properties (for `create_links`); a link an
+    agent asked for records its `agent_id`."""
     check_weight(weight, "weight")
     source_id, target_id = oriented(rel_type, source_id, target_id)
-    return {
-        "type": rel_type.value,
-        "source_id": source_id,
-        "target_id": target_id,
-        "properties": relationship_properties(rel_type, weight, now),
-    }
+    properties = relationship_properties(rel_type, weight, now)
+    if agent_id is not None:
+        properties["agent_id"] = agent_id
+    return {"type": rel_type.value, "source_id": source_id, "target_id": target_id, "properties": properties}
 
 
 def create_links(tx: GraphTx, namespace: str, rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -104,9 +110,10 @@ def create_link(
     target_id: str,
     weight: float | None,
     now: datetime,
+    agent_id: str | None = None,
 ) -> dict[str, Any]:
     """Create one relationship unless it exists; returns it (type, ends, properties) with a `created` flag."""
-    row = link_row(rel_type, source_id, target_id, weight, now)
+    row = link_row(rel_type, source_id, target_id, weight, now, agent_id)
     created = create_links(tx, namespace, [row])[0]["created"]
     link = tx.run("link.get", namespace=namespace, type=row["type"], source_id=row["source_id"],
                   target_id=row["target_id"])[0]  # fmt: skip

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from app.domain.inputs import InputError, check_namespace, namespace_term
+from app.domain.keys import EVERYTHING, Viewer
 from app.domain.model import MEMORY_LABEL, NodeType, RelType
 from app.domain.snapshot import (
     Snapshot,
@@ -36,21 +37,26 @@ class Transfer:
         self.semantic = semantic
         self.namespaces = namespaces
 
-    def snapshot(self, namespace: str) -> Snapshot:
+    def snapshot(self, namespace: str, viewer: Viewer = EVERYTHING) -> Snapshot:
+        """The namespace as the viewer sees it: another agent's private memories (and their
+        relationships) are left out unless the viewer sees private memories."""
         self.namespaces.require(namespace)
         # `namespace_term` derives from the namespace: import sets the one of the namespace it fills.
         nodes = tuple(
             SnapshotNode(row["id"], tuple(row["labels"]), _without(row["properties"], "namespace_term"))
             for row in self.graph.read("transfer.export_nodes", namespace=namespace)
+            if viewer.sees(row["properties"])
         )
+        kept = {node.id for node in nodes}
         relationships = tuple(
             SnapshotRelationship(row["type"], row["source"], row["target"], row["properties"])
             for row in self.graph.read("transfer.export_relationships", namespace=namespace)
+            if row["source"] in kept and row["target"] in kept
         )
         return Snapshot(namespace, nodes, relationships)
 
-    def export(self, namespace: str, fmt: Format) -> str:
-        snapshot = self.snapshot(namespace)
+    def export(self, namespace: str, fmt: Format, viewer: Viewer = EVERYTHING) -> str:
+        snapshot = self.snapshot(namespace, viewer)
         return snapshot_to_graphml(snapshot) if fmt == "graphml" else snapshot_to_json(snapshot)
 
     def import_text(self, namespace: str, text: str | bytes, fmt: Format) -> dict[str, int]:

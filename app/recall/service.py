@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from app.domain.decay import SOFT_FORGET_THRESHOLD
+from app.domain.keys import EVERYTHING, Viewer
 from app.domain.model import NodeType, Source
 from app.domain.turns import Turn, dialogue_id
 from app.embedding import Embedder
@@ -53,6 +54,14 @@ class RecallRequest:
     as_of: datetime | None = None
     now: datetime | None = None
     agent_id: str | None = None
+    agent_ids: frozenset[str] | None = None  # only memories written by these agents
+    viewer: Viewer = EVERYTHING  # whose private memories may be shown
+
+    def admits(self, node: dict[str, Any]) -> bool:
+        """A candidate the asker may see and asked for (applied to the candidates before ranking)."""
+        if not self.viewer.sees(node):
+            return False
+        return self.agent_ids is None or node.get("agent_id") in self.agent_ids
 
 
 @dataclass(frozen=True)
@@ -130,7 +139,7 @@ class Recall:
         fusion_start = time.perf_counter()
         candidates = self._candidates(hot, cold, pending_turns, focus_session, request.agent_id)
         ranked = rank(
-            candidates.values(),
+            [candidate for candidate in candidates.values() if request.admits(candidate.node)],
             mode=request.mode,
             now=now,
             include_history=request.include_history,
@@ -300,4 +309,5 @@ def _turn_node(turn: Turn) -> dict[str, Any]:
         "timestamp": turn.timestamp,
         "session_id": turn.session_id,
         "speaker": turn.speaker,
+        "agent_id": turn.agent_id,
     }

@@ -1,0 +1,1 @@
+"""The analysts' read-only Cypher surface: the plan guard, the analytics catalogue, value conversion."""

@@ -1,0 +1,40 @@
+"""The analysts' read-only Cypher endpoint and its catalogue of named analytics queries."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+
+from app.analytics.guard import CypherRefused
+from app.analytics.service import CypherFailed, CypherForbidden, CypherTimeout
+from app.api.access import Engines, ReadAccess
+from app.api.errors import ApiError
+from app.api.schemas import CypherBody
+
+router = APIRouter(prefix="/v1/namespaces", tags=["analytics"])
+
+
+@router.post("/{ns}/cypher")
+def run_cypher(access: ReadAccess, body: CypherBody, runtime: Engines) -> dict[str, Any]:
+    """Run a read-only Cypher query (or a named analytics query) on the namespace. The server binds
+    `$namespace`; Neo4j's plan must tie every read to it (docs/architecture.md, "Cypher"). Rows:
+    nodes as property maps with `_labels`, relationships with `_type`, `_start`, `_end`."""
+    try:
+        return runtime.cypher_surface.run(
+            access.namespace, body.query, body.name, body.params, body.limit, viewer=access.viewer
+        )
+    except CypherRefused as exc:
+        raise ApiError(422, "cypher_refused", exc.reason, field="query") from exc
+    except CypherTimeout as exc:
+        raise ApiError(422, "cypher_timeout", str(exc), field="query") from exc
+    except CypherFailed as exc:
+        raise ApiError(422, "cypher_error", str(exc), field="query") from exc
+    except CypherForbidden as exc:
+        raise ApiError(403, "forbidden", str(exc)) from exc
+
+
+@router.get("/{ns}/cypher/queries")
+def analytics_queries(access: ReadAccess, runtime: Engines) -> dict[str, Any]:
+    """The named analytics queries: name, description, parameters (name, type, default, description)."""
+    return {"queries": runtime.cypher_surface.catalogue()}

@@ -1,0 +1,60 @@
+"""v1 routes of API keys: create (shown once), list (never the secret), revoke."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from fastapi import APIRouter, status
+from starlette.concurrency import run_in_threadpool
+
+from app.api.access import AdminKey, AnyKey, Engines, authorize
+from app.api.schemas import KeyBody
+from app.domain.inputs import InputError, check_namespace
+from app.domain.keys import BOOTSTRAP_KEY_ID, Role
+from app.memory.errors import NotFoundError
+
+router = APIRouter(prefix="/v1/keys", tags=["keys"])
+
+
+@router.post("", status_code=status.HTTP_201_CREATED)
+async def create_key(body: KeyBody, caller: AdminKey, runtime: Engines) -> dict[str, Any]:
+    """A new key with one role on one namespace, bound to an agent (admin of that namespace, or the
+    bootstrap admin). The answer's `key` is shown this once; only its hash is stored."""
+    namespace = check_namespace(body.namespace)
+    authorize(caller, namespace, Role.ADMIN)
+    if body.expires_at is not None and body.expires_at <= datetime.now(UTC):
+        raise InputError("expires_at", "must be in the future")
+    await run_in_threadpool(runtime.namespaces.require, namespace)
+    record, key = await run_in_threadpool(
+        runtime.keys.create, namespace, body.role, body.agent_id, body.label, body.expires_at
+    )
+    return {**record, "key": key}
+
+
+@router.get("")
+async def list_keys(caller: AnyKey, runtime: Engines) -> dict[str, Any]:
+    """Keys, never their secrets: every key for the bootstrap admin, the namespace's keys for an
+    admin of it, and a reader's or writer's own key."""
+    if caller.is_bootstrap:
+        items = await run_in_threadpool(runtime.keys.listing, None)
+    else:
+        assert caller.namespace is not None
+        items = await run_in_threadpool(runtime.keys.listing, caller.namespace)
+        if not caller.may(Role.ADMIN, caller.namespace):
+            items = [item for item in items if item["id"] == caller.key_id]
+    return {"items": items}
+
+
+@router.delete("/{key_id}")
+async def revoke_key(key_id: str, caller: AdminKey, runtime: Engines) -> dict[str, Any]:
+    """Revoke a key (admin of its namespace, or the bootstrap admin): refused at once by this
+    process, and by other API processes within their key cache's TTL (HIPPOGRAPH_KEY_CACHE_SECONDS)."""
+    if key_id == BOOTSTRAP_KEY_ID:
+        raise InputError("key_id", "the bootstrap key is changed through HIPPOGRAPH_ADMIN_KEY, not revoked")
+    record = await run_in_threadpool(runtime.keys.get, key_id)
+    if record is None:
+        raise NotFoundError("key_id", f"key {key_id!r} does not exist")
+    authorize(caller, record["namespace"], Role.ADMIN)
+    await run_in_threadpool(runtime.keys.revoke, key_id)
+    return {"revoked": key_id}

@@ -1,0 +1,1 @@
+"""API keys: who may call, with which role on which namespace."""
