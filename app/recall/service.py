@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from concurrent import futures
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -117,7 +118,8 @@ class Recall:
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="recall-cold")
 
     def close(self) -> None:
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        # Waits for a cold path still running, so the engines it reads are not closed under it.
+        self._pool.shutdown(wait=True, cancel_futures=True)
 
     def warm_up(self) -> None:
         """Plan the read queries once at start-up (planning the hot query takes about a second), so no
@@ -133,7 +135,16 @@ class Recall:
         now = request.now or datetime.now(UTC)
         parsed = parse_query(request.query, now, self.vocabulary)
         cold_future = self._pool.submit(self._timed, self._cold, namespace, parsed)
-        (hot, hot_stats, pending_turns, focus_session), hot_ms = self._timed(self.hot_path, namespace, parsed, request)
+        try:
+            (hot, hot_stats, pending_turns, focus_session), hot_ms = self._timed(
+                self.hot_path, namespace, parsed, request
+            )
+        except BaseException:
+            # The cold path never outlives its recall (an engine down fails the hot path first: the
+            # cold read still running would race the driver's close at shut-down).
+            cold_future.cancel()
+            futures.wait([cold_future])
+            raise
         cold, cold_ms = cold_future.result()
 
         fusion_start = time.perf_counter()
