@@ -40,9 +40,11 @@ def get_namespace(access: ReadAccess, runtime: Engines) -> dict[str, Any]:
 @router.delete("/{ns}")
 def delete_namespace(access: AdminAccess, runtime: Engines) -> dict[str, Any]:
     """Erase the namespace's graph, vectors and hot state, and revoke its keys (nothing else)."""
-    deleted = runtime.namespaces.delete(access.namespace)
-    deleted["keys"] = runtime.keys.revoke_namespace(access.namespace)
-    return {"deleted": deleted}
+    runtime.namespaces.require(access.namespace)
+    # Keys first: if the erase fails half-way, no key outlives its namespace into a later one of
+    # the same name (the bootstrap admin makes new keys).
+    keys = runtime.keys.revoke_namespace(access.namespace)
+    return {"deleted": {**runtime.namespaces.delete(access.namespace), "keys": keys}}
 
 
 @router.post("/{ns}/memories", status_code=status.HTTP_201_CREATED)
