@@ -44,8 +44,9 @@ DELETE n
 RETURN count(n) AS deleted
 
 // name: list_names
-// For the background jobs, which visit every namespace; reads only the namespace nodes.
+// For the background jobs, which visit every namespace, and for `GET /v1/namespaces` (every one, or
+// the key's own); reads only the namespace nodes.
 MATCH (n:Namespace)
 WHERE $namespace IS NULL OR n.name = $namespace
-RETURN n.name AS name, n.capacity AS capacity, n.low_water_ratio AS low_water_ratio
+RETURN n.name AS name, n.capacity AS capacity, n.low_water_ratio AS low_water_ratio, n.created_at AS created_at
 ORDER BY name

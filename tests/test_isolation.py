@@ -128,3 +128,13 @@ def test_listing_keys_shows_only_the_callers_namespace(api, tenants) -> None:  #
         assert ids and ids <= set(a.key_ids.values())
         assert not ids & set(b.key_ids.values())
         assert (ids == set(a.key_ids.values())) is (role == "admin")
+
+
+def test_listing_namespaces_shows_only_the_keys_own(api, tenants) -> None:  # type: ignore[no-untyped-def]
+    a, b = tenants
+    for role in ROLES:
+        listed = api.get("/v1/namespaces", headers=bearer(a.keys[role]))
+        assert listed.status_code == 200, listed.text
+        assert [item["name"] for item in listed.json()["items"]] == [a.name]
+    everything = {item["name"] for item in api.get("/v1/namespaces").json()["items"]}  # the bootstrap admin
+    assert {a.name, b.name} <= everything

@@ -7,12 +7,18 @@ from typing import Any, Literal
 from fastapi import APIRouter, Query, Request, Response, status
 from starlette.concurrency import run_in_threadpool
 
-from app.api.access import AdminAccess, Engines, ReadAccess, WriteAccess
+from app.api.access import AdminAccess, AnyKey, Engines, ReadAccess, WriteAccess
 from app.api.errors import ApiError
 from app.api.schemas import LinkBody, MemoryBody, NamespaceBody, NodePatchBody
 from app.memory.errors import NotFoundError
 
 router = APIRouter(prefix="/v1/namespaces", tags=["memory graph"])
+
+
+@router.get("")
+def list_namespaces(caller: AnyKey, runtime: Engines) -> dict[str, Any]:
+    """The namespaces this key may see: every one for the bootstrap admin, else the key's own."""
+    return {"items": runtime.namespaces.listing(None if caller.is_bootstrap else caller.namespace)}
 
 
 @router.put("/{ns}", status_code=status.HTTP_200_OK)

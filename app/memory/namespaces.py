@@ -96,4 +96,8 @@ class Namespaces:
         return {"nodes": deleted, "hot_keys": hot_keys}
 
     def names(self) -> list[str]:
-        return [row["name"] for row in self.graph.read("namespace.list_names", namespace=None)]
+        return [row["name"] for row in self.listing()]
+
+    def listing(self, only: str | None = None) -> list[dict[str, Any]]:
+        """Every namespace (name, capacity, low_water_ratio) by name, or just `only` if it exists."""
+        return self.graph.read("namespace.list_names", namespace=only)
