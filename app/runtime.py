@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -29,6 +30,7 @@ from app.memory.namespaces import Namespaces
 from app.memory.nodes import MemoryNodes
 from app.memory.semantic import SemanticIndexer, SemanticLinking
 from app.memory.transfer import Transfer
+from app.observability.metrics import Metrics
 from app.readiness import EngineStatus, probe_engines
 from app.recall.neighbourhood import Neighbourhood
 from app.recall.service import Recall
@@ -55,6 +57,8 @@ class Runtime:
     _schema_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def __post_init__(self) -> None:
+        # The process's metrics (its own registry): the API, and in the embedded run the jobs too.
+        self.metrics = Metrics(namespaces=self.settings.metrics_namespaces)
         self.namespaces = Namespaces(self.graph, self.vectors, self.redis)
         self.keys = ApiKeys(self.graph, bootstrap_admin_key(self.settings), self.settings.key_cache_ttl_s)
         self.importance_rules = ImportanceRules.load()
@@ -77,7 +81,15 @@ class Runtime:
         self.transfer = Transfer(self.graph, self.semantic, self.namespaces)
         self.hot_window = HotWindow(self.redis)
         self.ingestor = Ingestor(self.graph, self.semantic, self.importance_rules, InferenceRules.load())
-        self.recall = Recall(self.graph, self.vectors, self.embedder, self.hot_window, self.accesses, self.learning)
+        self.recall = Recall(
+            self.graph,
+            self.vectors,
+            self.embedder,
+            self.hot_window,
+            self.accesses,
+            self.learning,
+            observer=self.metrics,
+        )
         self.neighbourhood = Neighbourhood(self.graph)
         self.cypher_surface = CypherSurface(
             self.graph, AnalyticsCatalog.load(), self.settings.cypher_timeout_s, self.settings.cypher_default_rows
@@ -135,11 +147,27 @@ class Runtime:
         self.graph.ping(timeout_s=self.settings.readiness_timeout_s)
         self.ensure_schema()
 
+    def _probes(self) -> dict[str, Callable[[], object]]:
+        return {"neo4j": self._probe_neo4j, "redis": self.redis.ping, "vectors": self.vectors.ping}
+
     def readiness(self) -> dict[str, EngineStatus]:
-        return probe_engines(
-            {"neo4j": self._probe_neo4j, "redis": self.redis.ping, "vectors": self.vectors.ping},
-            timeout_s=self.settings.readiness_timeout_s,
-        )
+        statuses = probe_engines(self._probes(), timeout_s=self.settings.readiness_timeout_s)
+        self.metrics.observe_engines({name: status.ok for name, status in statuses.items()})
+        return statuses
+
+    def refresh_metrics(self) -> None:
+        """Before a `/metrics` scrape: engine availability and the Celery queue's length (its Redis
+        list), read together within the readiness timeout, so a scrape never waits longer; a queue
+        that cannot be read leaves its gauge out."""
+        from jobs.celery_app import celery_app
+
+        depth: list[int] = []
+        queue = celery_app.conf.task_default_queue
+        probes = {**self._probes(), "queue": lambda: depth.append(int(self.redis.llen(queue)))}
+        statuses = probe_engines(probes, timeout_s=self.settings.readiness_timeout_s)
+        read = statuses.pop("queue")
+        self.metrics.observe_engines({name: status.ok for name, status in statuses.items()})
+        self.metrics.observe_queue_depth(depth[0] if read.ok and depth else None)
 
     def close(self) -> None:
         if self.jobs is not None:

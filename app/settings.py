@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 from urllib.parse import urlparse
 
 from pydantic import Field, SecretStr
@@ -78,6 +79,11 @@ class Settings(BaseSettings):
 
     # Seconds a readiness probe waits for one engine before calling it down.
     readiness_timeout_s: float = Field(2.0, alias="HIPPOGRAPH_READINESS_TIMEOUT")
+
+    # Observability: `/metrics` labels recall and ingest metrics with the namespace only when this is
+    # on (namespace names can be customer names); logs are JSON lines unless `text`.
+    metrics_namespaces: bool = Field(False, alias="HIPPOGRAPH_METRICS_NAMESPACES")
+    log_format: Literal["json", "text"] = Field("json", alias="HIPPOGRAPH_LOG_FORMAT")
 
     # The analysts' Cypher endpoint: seconds a query may run (Neo4j stops it), and rows returned when
     # the request names no `limit` (a request may ask for up to 10,000).

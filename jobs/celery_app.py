@@ -7,8 +7,12 @@ In the embedded run (no QDRANT_URL) the API process hosts both, see `jobs/embedd
 
 from __future__ import annotations
 
-from celery import Celery
+from typing import Any
 
+from celery import Celery
+from celery.signals import setup_logging
+
+from app.observability.logs import configure_logging
 from app.settings import Settings, get_settings
 
 
@@ -29,6 +33,8 @@ def create_celery(settings: Settings) -> Celery:
         broker_transport_options={"visibility_timeout": settings.task_visibility_timeout_s},
         broker_connection_retry_on_startup=True,
         result_expires=3600,
+        # Logs go through app/observability/logs.py (JSON lines), see `_configure_worker_logging`.
+        worker_hijack_root_logger=False,
         beat_schedule_filename=str(settings.data_dir / "celerybeat-schedule"),
         beat_schedule={
             "flush-activity": {
@@ -48,6 +54,13 @@ def create_celery(settings: Settings) -> Celery:
         },
     )
     return app
+
+
+@setup_logging.connect
+def _configure_worker_logging(loglevel: Any = None, **_: Any) -> None:
+    """A standalone worker or beat logs like the API (connected, this replaces Celery's own set-up;
+    the embedded run's worker never configures logging: the API process has)."""
+    configure_logging(get_settings().log_format, loglevel or "INFO")
 
 
 celery_app = create_celery(get_settings())

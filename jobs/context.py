@@ -17,6 +17,11 @@ def use_runtime(runtime: Runtime | None) -> None:
     _runtime = runtime
 
 
+def registered_runtime() -> Runtime | None:
+    """The runtime if one is registered or already opened; never opens one (for signal handlers)."""
+    return _runtime
+
+
 def current_runtime() -> Runtime:
     """The registered runtime; a standalone worker (QDRANT_URL set) opens its own on first use."""
     global _runtime

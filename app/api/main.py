@@ -8,10 +8,11 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from app.api import analytics, health, keys, memories, recall, turns
+from app.api import analytics, health, keys, memories, metrics, recall, turns
 from app.api.access import declare_bearer_scheme, document_access
 from app.api.auth import BearerAuthentication
 from app.api.errors import install_error_handlers
+from app.observability.middleware import RequestObservation
 from app.runtime import Runtime
 from app.settings import Settings, get_settings
 
@@ -41,9 +42,19 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
     # Added first, so it runs inside the request-id middleware that install_error_handlers adds.
     app.add_middleware(BearerAuthentication)
     install_error_handlers(app)
-    routers = [health.router, memories.router, turns.router, recall.router, keys.router, analytics.router]
+    routers = [
+        health.router,
+        metrics.router,
+        memories.router,
+        turns.router,
+        recall.router,
+        keys.router,
+        analytics.router,
+    ]
     document_access(routers)
     for router in routers:
         app.include_router(router)
+    # Outermost of ours: times the whole request and reads the request id and caller the inner ones set.
+    app.add_middleware(RequestObservation, routes=[route for router in routers for route in router.routes])
     declare_bearer_scheme(app)
     return app

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import kombu.exceptions
-from fastapi import APIRouter, Response, status
+from fastapi import APIRouter, Request, Response, status
 from starlette.concurrency import run_in_threadpool
 
 from app.api.access import Engines, WriteAccess
@@ -25,7 +25,9 @@ WAIT_TIMEOUT_S = 600.0
 
 
 @router.post("/{ns}/turns", status_code=status.HTTP_202_ACCEPTED)
-async def post_turns(access: WriteAccess, body: TurnsBody, runtime: Engines, response: Response) -> dict[str, Any]:
+async def post_turns(
+    access: WriteAccess, body: TurnsBody, runtime: Engines, request: Request, response: Response
+) -> dict[str, Any]:
     """Turns land in the hot window at once (searchable before the tracks run); a task runs the
     tracks. 202 with the node ids; with `wait`, 200 once every track has run. Retrying the same
     (session_id, turn_id) creates nothing new. Each turn records the key's agent."""
@@ -38,7 +40,9 @@ async def post_turns(access: WriteAccess, body: TurnsBody, runtime: Engines, res
     from jobs.tasks import ingest_turns
 
     with broker_unavailable():  # the turns are in the hot window; a retry stores nothing twice
-        task = await run_in_threadpool(ingest_turns.delay, ns, [t.key for t in turns])
+        task = await run_in_threadpool(
+            ingest_turns.delay, ns, [t.key for t in turns], request_id=getattr(request.state, "request_id", None)
+        )
     result: dict[str, Any] = {
         "task_id": task.id,
         "turns": [

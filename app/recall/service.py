@@ -6,12 +6,12 @@ records accesses and co-activations in Redis, which the flush job applies later.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent import futures
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from app.domain.decay import SOFT_FORGET_THRESHOLD
 from app.domain.keys import EVERYTHING, Viewer
@@ -87,6 +87,13 @@ class SpreadingSettings:
             raise ValueError(f"hot_limit <= {HOT_SEEDS_SIZE} and cold_limit <= {CARD_IDS_SIZE} are required")
 
 
+class RecallObserver(Protocol):
+    """Told about every recall (the metrics: `app/observability/metrics.py`), from the one place
+    results are produced."""
+
+    def observe_recall(self, namespace: str, stats: Mapping[str, Any], cards: int) -> None: ...
+
+
 @dataclass
 class RecallResult:
     cards: list[Card]
@@ -104,6 +111,7 @@ class Recall:
         learning: HebbianLearning,
         spreading: SpreadingSettings | None = None,
         weights: FusionWeights | None = None,
+        observer: RecallObserver | None = None,
     ) -> None:
         self.graph = graph
         self.vectors = vectors
@@ -113,6 +121,7 @@ class Recall:
         self.learning = learning
         self.spreading = spreading or SpreadingSettings()
         self.weights = weights or FusionWeights()
+        self.observer = observer
         self.vocabulary = SlotVocabulary.load()
         # The cold path runs beside the hot one; a small shared pool (2 cores here).
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="recall-cold")
@@ -169,6 +178,8 @@ class Recall:
             "time_window": [parsed.window[0].isoformat(), parsed.window[1].isoformat()] if parsed.window else None,
             **hot_stats,
         }
+        if self.observer is not None:
+            self.observer.observe_recall(namespace, stats, len(cards))
         return RecallResult(cards, stats)
 
     @staticmethod

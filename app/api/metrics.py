@@ -1,0 +1,20 @@
+"""`GET /metrics`: Prometheus text format (app/observability/metrics.py). Open like the health probes
+(app/api/auth.py guards `/v1` and `/mcp` only): it holds no memory content, and namespace names only
+with `HIPPOGRAPH_METRICS_NAMESPACES=1`."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request, Response
+
+from app.observability.metrics import CONTENT_TYPE
+
+router = APIRouter(tags=["health"])
+
+
+@router.get("/metrics", response_class=Response)
+def metrics(request: Request) -> Response:
+    """Every metric of this process; engine availability and queue depth are read now (within the
+    readiness timeout)."""
+    runtime = request.app.state.runtime
+    runtime.refresh_metrics()
+    return Response(runtime.metrics.exposition(), media_type=CONTENT_TYPE)
