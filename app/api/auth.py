@@ -47,7 +47,7 @@ class BearerAuthentication:
             return
         keys = request.app.state.runtime.keys
         try:
-            caller = keys.cached(key) or await run_in_threadpool(keys.authenticate, key)
+            caller = keys.cached(key) or await run_in_threadpool(keys.look_up, key)
         except EngineUnavailable as exc:
             await engine_unavailable_response(request, exc)(scope, receive, send)
             return

@@ -58,9 +58,10 @@ class ApiKeys:
 
     def authenticate(self, key: str) -> Caller | None:
         """The caller of `key`, or None for an unknown, revoked or expired key."""
-        caller = self.cached(key)
-        if caller is not None:
-            return caller
+        return self.cached(key) or self.look_up(key)
+
+    def look_up(self, key: str) -> Caller | None:
+        """`key` read from Neo4j (after `cached` said nothing), then cached for the TTL."""
         hashed = key_hash(key)
         rows = self.graph.read("keys.by_hash", key_hash=hashed)
         if not rows or not same_secret(rows[0]["key"]["key_hash"], hashed):

@@ -125,7 +125,12 @@ class UserQueryError(Exception):
 
     @property
     def timed_out(self) -> bool:
-        return "TimedOut" in self.code or self.code.endswith("Transaction.Terminated")
+        return _is_timeout(self.code)
+
+
+def _is_timeout(code: str) -> bool:
+    """Neo4j's status code of a transaction stopped by its timeout (or terminated)."""
+    return "TimedOut" in code or "Terminated" in code
 
 
 @contextmanager
@@ -136,7 +141,7 @@ def user_query_errors() -> Iterator[None]:
     except neo4j.exceptions.ClientError as exc:
         raise UserQueryError(exc.code or "", exc.message or str(exc)) from exc
     except neo4j.exceptions.TransientError as exc:
-        if "TimedOut" in (exc.code or "") or "Terminated" in (exc.code or ""):
+        if _is_timeout(exc.code or ""):
             raise UserQueryError(exc.code or "", exc.message or str(exc)) from exc
         raise
 
