@@ -20,7 +20,10 @@ def recall(access: ReadAccess, body: RecallBody, runtime: Engines) -> JSONRespon
     graph, fused with vector hits. Each card carries `source_turn_ids` and the parts of its score.
     Other agents' private memories are never shown (except to admins); `agent_ids` keeps only the
     memories of those agents."""
-    request = body.to_domain(agent_id=access.writing_agent(body.agent_id), viewer=access.viewer)
+    # `agent_id` only lifts that agent's memories into focus: unset, no agent is in focus (as before
+    # keys existed); set, it must be the key's own agent.
+    asking = access.writing_agent(body.agent_id) if body.agent_id is not None else None
+    request = body.to_domain(agent_id=asking, viewer=access.viewer)
     result = runtime.recall.recall(access.namespace, request)
     if not result.cards:  # an unknown namespace never has cards; checked only then (one read fewer)
         runtime.namespaces.require(access.namespace)

@@ -141,7 +141,7 @@ class RecallBody(Strict):
     as_of: datetime | None = Field(None, description="recall facts as they stood at this time")
     now: datetime | None = Field(None, description="reference time for relative expressions (default: now)")
     agent_id: Text | None = Field(
-        None, description="the asking agent (default: the key's): its own memories count as in focus"
+        None, description="the asking agent, whose own memories count as in focus; must be the key's agent"
     )
     agent_ids: list[Text] | None = Field(
         None, max_length=100, description="only memories written by these agents (default: every agent)"
