@@ -202,6 +202,33 @@ def api(runtime) -> Iterator:  # type: ignore[no-untyped-def]
         yield client
 
 
+@pytest.fixture
+def live_api(runtime, unused_port: int) -> Iterator[str]:  # type: ignore[no-untyped-def]
+    """The API served over real HTTP by uvicorn (in a thread, on the test runtime); yields its base
+    URL. For clients that must talk HTTP: the Python client, MCP over streamable HTTP, the CLI."""
+    import threading
+    import time
+
+    import uvicorn
+
+    from app.api.main import create_app
+
+    config = uvicorn.Config(
+        create_app(runtime=runtime), host="127.0.0.1", port=unused_port, log_config=None, access_log=False
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, name="live-api", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            pytest.fail("the live API did not start", pytrace=False)
+        time.sleep(0.02)
+    yield f"http://127.0.0.1:{config.port}"
+    server.should_exit = True
+    thread.join(timeout=30)
+
+
 def admin_headers(key: str = TEST_ADMIN_KEY) -> dict[str, str]:
     return {"Authorization": f"Bearer {key}"}
 
