@@ -33,9 +33,9 @@ import statistics
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +46,7 @@ import httpx  # noqa: E402
 
 from app.embedding import Embedder  # noqa: E402
 from app.evaluation.baselines import BM25, DenseIndex, Doc  # noqa: E402
+from app.evaluation.datasets import Sample, batches, load_samples  # noqa: E402
 from app.evaluation.metrics import (  # noqa: E402
     MRR,
     OVERALL,
@@ -71,88 +72,12 @@ COLUMNS = [*(recall_key(k) for k in KS), *(budget_key(b) for b in BUDGETS), MRR]
 CATEGORIES = {"1": "1 multi-hop", "2": "2 temporal", "3": "3 open-domain", "4": "4 single-hop", "5": "5 adversarial"}
 SYSTEMS = ("hippograph", "bm25", "dense")
 Card = dict[str, Any]
-TURN_SPACING = timedelta(seconds=5)
-DATE_FORMATS = ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y", "%I:%M %p on %B %d, %Y", "%I:%M %p on %b %d, %Y")
 EVIDENCE_ID = re.compile(r"D\d+:\d+")
-
-
-def parse_locomo_date(text: str) -> datetime:
-    """'1:56 pm on 8 May, 2023' -> 2023-05-08 13:56 UTC."""
-    cleaned = " ".join(text.replace(",", ", ").split()).replace(" ,", ",")
-    for fmt in DATE_FORMATS:
-        try:
-            return datetime.strptime(cleaned, fmt).replace(tzinfo=UTC)
-        except ValueError:
-            continue
-    raise ValueError(f"unrecognised LoCoMo date {text!r}")
-
-
-@dataclass
-class Sample:
-    sample_id: str
-    turns: list[dict[str, Any]]  # API turn bodies, in order
-    sessions: list[list[dict[str, Any]]]  # the same turns by session, in session order
-    last_date: datetime
-    qa: list[dict[str, Any]]
-    turn_to_session: dict[str, str] = field(default_factory=dict)
-
-
-def load_samples(paths: Iterable[Path]) -> list[Sample]:
-    samples = []
-    for path in paths:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        for raw in data if isinstance(data, list) else [data]:
-            samples.append(parse_sample(raw, default_id=path.stem))
-    return samples
-
-
-def parse_sample(raw: dict[str, Any], default_id: str) -> Sample:
-    conversation = raw["conversation"]
-    numbers = sorted(int(m.group(1)) for key in conversation if (m := re.fullmatch(r"session_(\d+)", key)))
-    sessions: list[list[dict[str, Any]]] = []
-    last_date: datetime | None = None
-    for n in numbers:
-        session_id = f"session_{n}"
-        start = parse_locomo_date(conversation[f"{session_id}_date_time"])
-        last_date = start if last_date is None else max(last_date, start)
-        turns: list[Card] = []
-        for raw_turn in conversation[session_id] or []:
-            text = str(raw_turn.get("text") or "").strip()
-            if raw_turn.get("blip_caption"):
-                text = f"{text} [shared an image: {raw_turn['blip_caption']}]".strip()
-            if not text:
-                continue
-            turns.append({"session_id": session_id, "turn_id": raw_turn["dia_id"], "speaker": raw_turn["speaker"],
-                          "text": text, "timestamp": (start + len(turns) * TURN_SPACING).isoformat()})  # fmt: skip
-        if turns:
-            sessions.append(turns)
-    if last_date is None:
-        raise ValueError(f"sample {raw.get('sample_id', default_id)!r} has no session")
-    turns = [turn for session in sessions for turn in session]
-    sample_id = re.sub(r"[^A-Za-z0-9_.-]", "-", str(raw.get("sample_id") or default_id))
-    return Sample(sample_id, turns, sessions, last_date, list(raw.get("qa") or []),
-                  {t["turn_id"]: t["session_id"] for t in turns})  # fmt: skip
 
 
 def evidence_of(qa: dict[str, Any]) -> list[str]:
     """The dia_ids named in a question's evidence (some entries hold several, 'D8:6; D9:17')."""
     return [found for entry in qa.get("evidence") or [] for found in EVIDENCE_ID.findall(str(entry))]
-
-
-def batches(sessions: Sequence[list[dict[str, Any]]], size: int) -> Iterable[list[dict[str, Any]]]:
-    """Whole sessions, in order, packed into requests of at most `size` turns (a longer session is split)."""
-    batch: list[dict[str, Any]] = []
-    for session in sessions:
-        if batch and len(batch) + len(session) > size:
-            yield batch
-            batch = []
-        for turn in session:
-            batch.append(turn)
-            if len(batch) == size:
-                yield batch
-                batch = []
-    if batch:
-        yield batch
 
 
 def ingest(client: httpx.Client, namespace: str, sessions: Sequence[list[dict[str, Any]]], size: int) -> float:

@@ -35,8 +35,6 @@ import statistics
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 from itertools import zip_longest
 from pathlib import Path
 from typing import Any
@@ -48,6 +46,7 @@ import httpx  # noqa: E402
 
 from app.embedding import Embedder  # noqa: E402
 from app.evaluation.baselines import BM25, DenseIndex, Doc  # noqa: E402
+from app.evaluation.datasets import load_question  # noqa: E402
 from app.evaluation.metrics import (  # noqa: E402
     MRR,
     Summary,
@@ -84,60 +83,6 @@ QUESTION_TYPES = (
     "knowledge-update",
     "temporal-reasoning",
 )
-TURN_SPACING = timedelta(seconds=5)
-
-
-def parse_lme_date(text: str) -> datetime:
-    """'2023/05/30 (Tue) 23:40' -> 2023-05-30 23:40 UTC."""
-    return datetime.strptime(text.strip(), "%Y/%m/%d (%a) %H:%M").replace(tzinfo=UTC)
-
-
-@dataclass
-class Question:
-    question_id: str
-    question_type: str
-    question: str
-    now: datetime
-    sessions: list[list[dict[str, Any]]]  # API turn bodies by session, in date order
-    evidence: list[str]  # ingested has_answer turn ids
-    answer_sessions: list[str]
-    turn_to_session: dict[str, str]
-
-    @property
-    def turns(self) -> list[dict[str, Any]]:
-        return [turn for session in self.sessions for turn in session]
-
-
-def load_question(path: Path, user_only: bool) -> Question:
-    raw = json.loads(path.read_text(encoding="utf-8"))
-    haystack = zip(raw["haystack_session_ids"], raw["haystack_dates"], raw["haystack_sessions"], strict=True)
-    dated = sorted(((parse_lme_date(date), sid, turns) for sid, date, turns in haystack), key=lambda s: s[0])
-    sessions: list[list[dict[str, Any]]] = []
-    evidence: list[str] = []
-    for start, session_id, raw_turns in dated:
-        turns = []
-        for j, raw_turn in enumerate(raw_turns):
-            role, text = str(raw_turn["role"]), str(raw_turn.get("content") or "")
-            if (user_only and role != "user") or not text.strip():
-                continue
-            turn_id = f"{session_id}:{j}"
-            turns.append({"session_id": session_id, "turn_id": turn_id, "speaker": role, "text": text,
-                          "timestamp": (start + j * TURN_SPACING).isoformat()})  # fmt: skip
-            if raw_turn.get("has_answer"):
-                evidence.append(turn_id)
-        if turns:
-            sessions.append(turns)
-    turn_to_session = {t["turn_id"]: t["session_id"] for session in sessions for t in session}
-    return Question(
-        question_id=str(raw["question_id"]),
-        question_type=str(raw["question_type"]),
-        question=str(raw["question"]),
-        now=parse_lme_date(raw["question_date"]),
-        sessions=sessions,
-        evidence=evidence,
-        answer_sessions=[str(s) for s in raw["answer_session_ids"]],
-        turn_to_session=turn_to_session,
-    )
 
 
 def select(paths: Sequence[Path], limit: int | None) -> list[Path]:

@@ -1,0 +1,468 @@
+"""Every route of the API, built once: method, path, query, body, how the answer is read.
+
+Each `@endpoint` function below returns an `ApiRequest`; the sync and async clients only send it
+(`Endpoint.__get__` binds it to the client's `_send`). `ENDPOINTS` lists them all, so a test can hold
+them against the app's OpenAPI document.
+
+Answers are parsed into the API's own response models (`app/api/responses.py`, the models the routes
+declare as `response_model`), looked up by name on first use so that importing the client does not
+import them; a model the installed server package lacks is read as an `ApiObject` (any fields).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from enum import Enum
+from typing import TYPE_CHECKING, Any, Generic, Literal, ParamSpec, TypeVar, overload
+from urllib.parse import quote
+
+import httpx
+from pydantic import BaseModel, ConfigDict
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable
+
+    from hippograph.client import AsyncHippograph, Hippograph
+
+T = TypeVar("T")
+P = ParamSpec("P")
+Method = Literal["GET", "PUT", "POST", "PATCH", "DELETE"]
+ExportFormat = Literal["json", "graphml"]
+
+
+class ApiObject(BaseModel):
+    """An answer read without a declared model: every field is kept (`obj.field`, `obj.model_extra`)."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+def response_model(name: str) -> type[BaseModel]:
+    """The API's response model `name` (app/api/responses.py), else `ApiObject`."""
+    try:
+        module = importlib.import_module("app.api.responses")
+    except ImportError:
+        return ApiObject
+    found = getattr(module, name, None)
+    return found if isinstance(found, type) and issubclass(found, BaseModel) else ApiObject
+
+
+@dataclass(frozen=True)
+class ApiRequest(Generic[T]):
+    """One call, ready to send. `path` is a template; `{ns}` is filled with `namespace` or, when that is
+    None, the client's default namespace."""
+
+    method: Method
+    path: str
+    parse: Callable[[httpx.Response], T]
+    path_params: Mapping[str, str] = field(default_factory=dict)
+    namespace: str | None = None
+    params: Sequence[tuple[str, str]] = ()
+    json: Any = None
+    content: bytes | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+    idempotent: bool = False
+
+    def url(self, default_namespace: str | None) -> str:
+        values = dict(self.path_params)
+        if "{ns}" in self.path:
+            namespace = self.namespace or default_namespace
+            if not namespace:
+                raise ValueError(f"{self.method} {self.path}: no namespace given and the client has no default")
+            values["ns"] = namespace
+        return self.path.format(**{name: quote(value, safe="") for name, value in values.items()})
+
+
+@dataclass(frozen=True)
+class Call(Generic[T]):
+    """What an endpoint function returns: the parts of an `ApiRequest` that vary per call."""
+
+    parse: Callable[[httpx.Response], T]
+    path_params: Mapping[str, str] = field(default_factory=dict)
+    namespace: str | None = None
+    params: Sequence[tuple[str, str]] = ()
+    json: Any = None
+    content: bytes | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+
+class Endpoint(Generic[P, T]):
+    """A route: called, it builds the request; read from a client, it is a method sending it."""
+
+    def __init__(self, method: Method, path: str, idempotent: bool, build: Callable[P, Call[T]]) -> None:
+        self.method, self.path, self.idempotent, self.build_call = method, path, idempotent, build
+        self.name = build.__name__
+        self.__doc__ = build.__doc__
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> ApiRequest[T]:
+        call = self.build_call(*args, **kwargs)
+        return ApiRequest(self.method, self.path, call.parse, call.path_params, call.namespace, call.params,
+                          call.json, call.content, call.headers, self.idempotent)  # fmt: skip
+
+    @overload
+    def __get__(self, client: None, owner: type) -> Endpoint[P, T]: ...
+    @overload
+    def __get__(self, client: Hippograph, owner: type) -> Callable[P, T]: ...
+    @overload
+    def __get__(self, client: AsyncHippograph, owner: type) -> Callable[P, Awaitable[T]]: ...
+    def __get__(self, client: Any, owner: type) -> Any:
+        if client is None:
+            return self
+
+        def send(*args: Any, **kwargs: Any) -> Any:
+            return client._send(self(*args, **kwargs))
+
+        send.__name__, send.__doc__ = self.name, self.__doc__
+        return send
+
+
+ENDPOINTS: list[Endpoint[Any, Any]] = []
+
+
+def endpoint(method: Method, path: str, *, idempotent: bool) -> Callable[[Callable[P, Call[T]]], Endpoint[P, T]]:
+    def register(build: Callable[P, Call[T]]) -> Endpoint[P, T]:
+        found = Endpoint(method, path, idempotent, build)
+        ENDPOINTS.append(found)
+        return found
+
+    return register
+
+
+# How answers are read.
+
+
+def model(name: str) -> Callable[[httpx.Response], Any]:
+    def parse(response: httpx.Response) -> Any:
+        return response_model(name).model_validate_json(response.content)
+
+    return parse
+
+
+def raw_bytes(response: httpx.Response) -> bytes:
+    return response.content
+
+
+def text(response: httpx.Response) -> str:
+    return response.text
+
+
+def nothing(response: httpx.Response) -> None:
+    return None
+
+
+def jsonable(value: Any) -> Any:
+    """Datetimes as ISO 8601, enums as their values, models as their JSON fields; None kept."""
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", exclude_none=True)
+    if isinstance(value, Mapping):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [jsonable(v) for v in value]
+    return value
+
+
+def body(**fields: Any) -> dict[str, Any]:
+    """A JSON body of the fields given (None means: not sent, the server's default)."""
+    return {name: jsonable(value) for name, value in fields.items() if value is not None}
+
+
+def query(**fields: Any) -> list[tuple[str, str]]:
+    """Query parameters; a list value repeats the parameter."""
+    pairs: list[tuple[str, str]] = []
+    for name, value in fields.items():
+        for item in value if isinstance(value, list | tuple) else [value]:
+            if item is None:
+                continue
+            item = jsonable(item)
+            pairs.append((name, ("true" if item else "false") if isinstance(item, bool) else str(item)))
+    return pairs
+
+
+# Probes and metrics (no key needed).
+
+
+@endpoint("GET", "/healthz", idempotent=True)
+def healthz() -> Call[Any]:
+    """The process is up."""
+    return Call(model("HealthResponse"))
+
+
+@endpoint("GET", "/readyz", idempotent=False)  # its 503 is the answer, not a reason to wait
+def readyz() -> Call[Any]:
+    """Every engine answers; raises `NotReady` (503) naming what is down."""
+    return Call(model("ReadinessResponse"))
+
+
+@endpoint("GET", "/metrics", idempotent=True)
+def metrics() -> Call[str]:
+    """The Prometheus text exposition."""
+    return Call(text)
+
+
+# Namespaces.
+
+
+@endpoint("GET", "/v1/namespaces", idempotent=True)
+def list_namespaces() -> Call[Any]:
+    """The namespaces this key may see."""
+    return Call(model("NamespaceList"))
+
+
+@endpoint("PUT", "/v1/namespaces/{ns}", idempotent=True)
+def put_namespace(
+    namespace: str | None = None, *, capacity: int | None = None, low_water_ratio: float | None = None
+) -> Call[Any]:
+    """Create a namespace (bootstrap admin key) or update its settings (admin of it)."""
+    settings = body(capacity=capacity, low_water_ratio=low_water_ratio)
+    return Call(model("NamespaceResponse"), namespace=namespace, json=settings or None)
+
+
+@endpoint("GET", "/v1/namespaces/{ns}", idempotent=True)
+def get_namespace(namespace: str | None = None) -> Call[Any]:
+    """The namespace's settings and node counts per type."""
+    return Call(model("NamespaceDetail"), namespace=namespace)
+
+
+@endpoint("DELETE", "/v1/namespaces/{ns}", idempotent=True)
+def delete_namespace(namespace: str | None = None) -> Call[Any]:
+    """Erase the namespace (graph, vectors, hot state) and revoke its keys."""
+    return Call(model("NamespaceDeleted"), namespace=namespace)
+
+
+# Memories, links, nodes.
+
+
+@endpoint("POST", "/v1/namespaces/{ns}/memories", idempotent=True)  # the same memory again changes nothing
+def save_memory(
+    type: str,  # noqa: A002
+    label: str,
+    content: str,
+    *,
+    namespace: str | None = None,
+    summary: str | None = None,
+    importance: str | None = None,
+    tags: Sequence[str] | None = None,
+    links: Sequence[Mapping[str, Any]] | None = None,
+    id: str | None = None,  # noqa: A002
+    source: str | None = None,
+    agent_id: str | None = None,
+    private: bool | None = None,
+    confidence: float | None = None,
+    source_turn_ids: Sequence[str] | None = None,
+    subject: str | None = None,
+    slot: str | None = None,
+    value: str | None = None,
+    valid_from: datetime | None = None,
+    valid_to: datetime | None = None,
+    event_time: datetime | None = None,
+) -> Call[Any]:
+    """Save a memory of one of the nine types (`links`: `{"type", "target_id", "weight"?}`)."""
+    fields = body(type=type, label=label, content=content, summary=summary, importance=importance, tags=tags,
+                  links=links, id=id, source=source, agent_id=agent_id, private=private, confidence=confidence,
+                  source_turn_ids=source_turn_ids, subject=subject, slot=slot, value=value, valid_from=valid_from,
+                  valid_to=valid_to, event_time=event_time)  # fmt: skip
+    return Call(model("NodeResponse"), namespace=namespace, json=fields)
+
+
+@endpoint("GET", "/v1/namespaces/{ns}/memories", idempotent=True)
+def list_memories(
+    *,
+    namespace: str | None = None,
+    type: str | Sequence[str] | None = None,  # noqa: A002
+    since: datetime | str | None = None,
+    until: datetime | str | None = None,
+    agent_id: str | None = None,
+    importance: str | None = None,
+    tags: str | Sequence[str] | None = None,
+    limit: int | None = None,
+    cursor: str | None = None,
+) -> Call[Any]:
+    """One page of the namespace's memories, filtered; `next_cursor` asks for the next page."""
+    params = query(type=_many(type), since=since, until=until, agent_id=agent_id, importance=importance,
+                   tags=_many(tags), limit=limit, cursor=cursor)  # fmt: skip
+    return Call(model("MemoryPage"), namespace=namespace, params=params)
+
+
+def _many(value: str | Sequence[str] | None) -> list[str] | None:
+    return None if value is None else [value] if isinstance(value, str) else list(value)
+
+
+@endpoint("POST", "/v1/namespaces/{ns}/links", idempotent=True)  # an existing link answers unchanged
+def add_link(
+    source_id: str, target_id: str, type: str, *, weight: float | None = None, namespace: str | None = None  # noqa: A002
+) -> Call[Any]:
+    """Add a relationship between two nodes."""
+    fields = body(source_id=source_id, target_id=target_id, type=type, weight=weight)
+    return Call(model("Relationship"), namespace=namespace, json=fields)
+
+
+@endpoint("GET", "/v1/namespaces/{ns}/nodes/{node_id}", idempotent=True)
+def get_node(node_id: str, *, namespace: str | None = None) -> Call[Any]:
+    """A node with its full content, tags and relationships."""
+    return Call(model("NodeDetail"), path_params={"node_id": node_id}, namespace=namespace)
+
+
+@endpoint("PATCH", "/v1/namespaces/{ns}/nodes/{node_id}", idempotent=True)  # raise-only importance, tags replaced
+def patch_node(
+    node_id: str, *, importance: str | None = None, tags: Sequence[str] | None = None, namespace: str | None = None
+) -> Call[Any]:
+    """Raise a node's importance (never lower) and/or replace its tags."""
+    fields = body(importance=importance, tags=tags)
+    return Call(model("NodeDetail"), path_params={"node_id": node_id}, namespace=namespace, json=fields)
+
+
+@endpoint("DELETE", "/v1/namespaces/{ns}/nodes/{node_id}", idempotent=True)
+def forget_node(node_id: str, *, namespace: str | None = None) -> Call[None]:
+    """Forget a node: it, its relationships and its vector are erased."""
+    return Call(nothing, path_params={"node_id": node_id}, namespace=namespace)
+
+
+# Export and import.
+
+
+@endpoint("GET", "/v1/namespaces/{ns}/export", idempotent=True)
+def export_namespace(*, format: ExportFormat = "json", namespace: str | None = None) -> Call[bytes]:  # noqa: A002
+    """Every node and relationship of the namespace, as JSON or GraphML bytes."""
+    return Call(raw_bytes, namespace=namespace, params=query(format=format))
+
+
+IMPORT_MEDIA_TYPES = {"json": "application/json", "graphml": "application/graphml+xml"}
+
+
+@endpoint("POST", "/v1/namespaces/{ns}/import", idempotent=False)  # a repeat of a done import is a conflict
+def import_namespace(data: bytes, *, format: ExportFormat = "json", namespace: str | None = None) -> Call[Any]:  # noqa: A002
+    """Load an export into an existing, empty namespace (all or nothing)."""
+    return Call(model("ImportResponse"), namespace=namespace, params=query(format=format), content=data,
+                headers={"Content-Type": IMPORT_MEDIA_TYPES[format]})  # fmt: skip
+
+
+# The write path.
+
+
+@endpoint("POST", "/v1/namespaces/{ns}/turns", idempotent=True)  # the server dedups (session_id, turn_id)
+def post_turns(turns: Sequence[Mapping[str, Any]], *, wait: bool = False, namespace: str | None = None) -> Call[Any]:
+    """Conversation turns (`{"session_id", "turn_id", "speaker", "text", "timestamp"?, "metadata"?}`):
+    202 with a batch id, or with `wait` once every write track has run (then with its report)."""
+    return Call(model("TurnsIngested" if wait else "TurnsAccepted"), namespace=namespace,
+                json=body(turns=list(turns), wait=wait or None))  # fmt: skip
+
+
+@endpoint("GET", "/v1/namespaces/{ns}/batches/{batch_id}", idempotent=True)
+def get_batch(batch_id: str, *, namespace: str | None = None) -> Call[Any]:
+    """What became of a batch of turns: queued, running, done (with its report) or failed (with why)."""
+    return Call(model("BatchStatus"), path_params={"batch_id": batch_id}, namespace=namespace)
+
+
+# The read path.
+
+
+@endpoint("POST", "/v1/namespaces/{ns}/recall", idempotent=True)
+def recall(
+    query: str,
+    *,
+    namespace: str | None = None,
+    top_k: int | None = None,
+    mode: Literal["local", "global"] | None = None,
+    include_history: bool | None = None,
+    token_budget: int | None = None,
+    as_of: datetime | None = None,
+    now: datetime | None = None,
+    agent_id: str | None = None,
+    agent_ids: Sequence[str] | None = None,
+) -> Call[Any]:
+    """Memory cards for a query, best first."""
+    fields = body(query=query, top_k=top_k, mode=mode, include_history=include_history, token_budget=token_budget,
+                  as_of=as_of, now=now, agent_id=agent_id, agent_ids=agent_ids)  # fmt: skip
+    return Call(model("RecallResponse"), namespace=namespace, json=fields)
+
+
+@endpoint("GET", "/v1/namespaces/{ns}/nodes/{node_id}/related", idempotent=True)
+def related(
+    node_id: str, *, depth: int | None = None, limit: int | None = None, namespace: str | None = None
+) -> Call[Any]:
+    """A node's neighbourhood, nearest and strongest first."""
+    return Call(model("RelatedResponse"), path_params={"node_id": node_id}, namespace=namespace,
+                params=query(depth=depth, limit=limit))  # fmt: skip
+
+
+@endpoint("POST", "/v1/namespaces/{ns}/chain", idempotent=True)
+def chain(
+    *,
+    from_id: str | None = None,
+    to_id: str | None = None,
+    task_id: str | None = None,
+    limit: int | None = None,
+    namespace: str | None = None,
+) -> Call[Any]:
+    """`from_id` + `to_id`: the shortest path between two nodes; `task_id`: the task's chain."""
+    fields = body(from_id=from_id, to_id=to_id, task_id=task_id, limit=limit)
+    return Call(model("TaskChainResponse" if task_id is not None else "PathResponse"), namespace=namespace, json=fields)
+
+
+# Keys.
+
+
+@endpoint("POST", "/v1/keys", idempotent=False)  # each call makes a new key
+def create_key(
+    namespace: str, role: str, agent_id: str, *, label: str | None = None, expires_at: datetime | None = None
+) -> Call[Any]:
+    """A new key with one role on one namespace; its secret (`key`) is shown this once."""
+    fields = body(namespace=namespace, role=role, agent_id=agent_id, label=label, expires_at=expires_at)
+    return Call(model("CreatedKey"), json=fields)
+
+
+@endpoint("GET", "/v1/keys", idempotent=True)
+def list_keys() -> Call[Any]:
+    """The keys this key may see, never their secrets."""
+    return Call(model("KeyList"))
+
+
+@endpoint("DELETE", "/v1/keys/{key_id}", idempotent=True)
+def revoke_key(key_id: str) -> Call[Any]:
+    """Revoke a key."""
+    return Call(model("KeyRevoked"), path_params={"key_id": key_id})
+
+
+# Analytics.
+
+
+@endpoint("POST", "/v1/namespaces/{ns}/cypher", idempotent=True)  # read-only by contract
+def cypher(
+    query: str | None = None,
+    *,
+    name: str | None = None,
+    params: Mapping[str, Any] | None = None,
+    limit: int | None = None,
+    namespace: str | None = None,
+) -> Call[Any]:
+    """A read-only Cypher `query` (use `$namespace`) or the named analytics query `name`."""
+    fields = body(query=query, name=name, params=params, limit=limit)
+    return Call(model("CypherResult"), namespace=namespace, json=fields)
+
+
+@endpoint("GET", "/v1/namespaces/{ns}/cypher/queries", idempotent=True)
+def cypher_queries(*, namespace: str | None = None) -> Call[Any]:
+    """The named analytics queries with their parameters."""
+    return Call(model("AnalyticsQueries"), namespace=namespace)
+
+
+# Tools for models.
+
+
+@endpoint("GET", "/v1/tools", idempotent=True)
+def list_tools() -> Call[Any]:
+    """The tools as OpenAI function-calling schemas."""
+    return Call(model("ToolList"))
+
+
+@endpoint("POST", "/v1/namespaces/{ns}/tools/{name}", idempotent=False)  # some tools write
+def run_tool(name: str, arguments: Mapping[str, Any] | None = None, *, namespace: str | None = None) -> Call[Any]:
+    """Run a tool with its arguments; answers `{tool, result}`."""
+    return Call(model("ToolResult"), path_params={"name": name}, namespace=namespace,
+                json={"arguments": jsonable(dict(arguments or {}))})  # fmt: skip

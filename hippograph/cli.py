@@ -1,0 +1,434 @@
+"""The `hippograph` command: run the service (serve, worker, beat, mcp) and use it (keys, namespaces,
+ingest, recall, export/import, cypher) through `hippograph.client`.
+
+Connection: `--url` / HIPPOGRAPH_URL (default http://127.0.0.1:8000), `--key` / HIPPOGRAPH_API_KEY,
+`--namespace`/`-n` / HIPPOGRAPH_NAMESPACE. An error answer prints its message and exits 1.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from hippograph.client import DEFAULT_URL, Hippograph
+from hippograph.errors import HippographError, NotFound
+
+app = typer.Typer(help=__doc__, no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False)
+keys_app = typer.Typer(help="API keys: create (the secret is shown once), list, revoke.", no_args_is_help=True)
+namespaces_app = typer.Typer(help="Namespaces: list, create, show, delete.", no_args_is_help=True)
+app.add_typer(keys_app, name="keys")
+app.add_typer(namespaces_app, name="namespaces")
+
+out = Console()
+err = Console(stderr=True)
+
+
+class Connection:
+    url: str = DEFAULT_URL
+    key: str | None = None
+    namespace: str | None = None
+
+
+conn = Connection()
+
+
+@app.callback()
+def connect(
+    url: Annotated[str, typer.Option(envvar="HIPPOGRAPH_URL", help="the API's base URL")] = DEFAULT_URL,
+    key: Annotated[str | None, typer.Option(envvar="HIPPOGRAPH_API_KEY", help="an API key", show_default=False)] = None,
+    namespace: Annotated[
+        str | None, typer.Option("--namespace", "-n", envvar="HIPPOGRAPH_NAMESPACE", help="the namespace")
+    ] = None,
+) -> None:
+    conn.url, conn.key, conn.namespace = url, key, namespace
+
+
+def client() -> Hippograph:
+    return Hippograph(conn.url, conn.key, namespace=conn.namespace)
+
+
+def namespace_of(given: str | None = None) -> str:
+    found = given or conn.namespace
+    if not found:
+        raise typer.BadParameter("no namespace: give --namespace/-n or set HIPPOGRAPH_NAMESPACE")
+    return found
+
+
+def print_json(value: Any) -> None:
+    out.print_json(json.dumps(value, default=str))
+
+
+def dump(model: Any) -> Any:
+    return model.model_dump(mode="json", exclude_none=True) if hasattr(model, "model_dump") else model
+
+
+def cell(value: Any, width: int = 80) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, default=str, ensure_ascii=False)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def table(rows: Sequence[dict[str, Any]], columns: Sequence[str], title: str | None = None) -> Table:
+    shown = Table(title=title, show_lines=False)
+    for column in columns:
+        shown.add_column(column, overflow="fold")
+    for row in rows:
+        shown.add_row(*(cell(row.get(column, "")) for column in columns))
+    return shown
+
+
+# Running the service.
+
+
+@app.command()
+def serve(
+    host: Annotated[str | None, typer.Option(help="default HIPPOGRAPH_HOST")] = None,
+    port: Annotated[int | None, typer.Option(help="default HIPPOGRAPH_PORT")] = None,
+) -> None:
+    """Serve the API (what `python -m app` does: one process, hosting the embedded worker and beat
+    when there is no QDRANT_URL)."""
+    if host is not None:
+        os.environ["HIPPOGRAPH_HOST"] = host
+    if port is not None:
+        os.environ["HIPPOGRAPH_PORT"] = str(port)
+    from app.__main__ import main as serve_api
+
+    serve_api()
+
+
+CELERY_EXTRA = {"allow_extra_args": True, "ignore_unknown_options": True}
+
+
+@app.command(context_settings=CELERY_EXTRA)
+def worker(ctx: typer.Context) -> None:
+    """A Celery worker (`celery -A jobs.celery_app worker`; further arguments go to Celery)."""
+    from jobs.celery_app import celery_app
+
+    celery_app.worker_main(["worker", "--loglevel=INFO", *ctx.args])
+
+
+@app.command(context_settings=CELERY_EXTRA)
+def beat(ctx: typer.Context) -> None:
+    """The Celery beat scheduler (`celery -A jobs.celery_app beat`; further arguments go to Celery)."""
+    from jobs.celery_app import celery_app
+
+    celery_app.start(["beat", "--loglevel=INFO", *ctx.args])
+
+
+@app.command()
+def mcp() -> None:
+    """The MCP server over stdio, on --namespace, with the key from HIPPOGRAPH_API_KEY (or --key)."""
+    from app.mcp.stdio import serve_stdio  # type: ignore[import-not-found, unused-ignore]
+
+    serve_stdio(namespace_of(), conn.url, conn.key)
+
+
+# Keys.
+
+
+class RoleName(StrEnum):
+    reader = "reader"
+    writer = "writer"
+    admin = "admin"
+
+
+@keys_app.command("create")
+def keys_create(
+    role: Annotated[RoleName, typer.Argument(help="reader, writer or admin")],
+    agent_id: Annotated[str, typer.Argument(help="the agent its writes are recorded under")],
+    label: Annotated[str | None, typer.Option(help="a note for people")] = None,
+    expires_at: Annotated[datetime | None, typer.Option(help="ISO 8601, with a zone")] = None,
+) -> None:
+    """A key for --namespace; prints it (shown this once)."""
+    with client() as hg:
+        created = hg.create_key(namespace_of(), role.value, agent_id, label=label, expires_at=expires_at)
+    print_json(dump(created))
+
+
+KEY_COLUMNS = ("id", "namespace", "role", "agent_id", "label", "created_at", "expires_at", "revoked_at")
+
+
+@keys_app.command("list")
+def keys_list(as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False) -> None:
+    """The keys this key may see (never their secrets)."""
+    with client() as hg:
+        items = [dump(item) for item in hg.list_keys().items]
+    if as_json:
+        print_json(items)
+    else:
+        out.print(table(items, [c for c in KEY_COLUMNS if any(c in item for item in items)] or KEY_COLUMNS, "keys"))
+
+
+@keys_app.command("revoke")
+def keys_revoke(key_id: str) -> None:
+    """Revoke a key by its id."""
+    with client() as hg:
+        print_json(dump(hg.revoke_key(key_id)))
+
+
+# Namespaces.
+
+
+@namespaces_app.command("list")
+def namespaces_list(as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False) -> None:
+    """The namespaces this key may see."""
+    with client() as hg:
+        items = [dump(item) for item in hg.list_namespaces().items]
+    if as_json:
+        print_json(items)
+        return
+    columns = sorted({key for item in items for key in item}, key=lambda c: (c != "namespace", c))
+    out.print(table(items, columns or ["namespace"], "namespaces"))
+
+
+@namespaces_app.command("create")
+def namespaces_create(
+    name: str,
+    capacity: Annotated[int | None, typer.Option(help="nodes before pruning")] = None,
+    low_water_ratio: Annotated[float | None, typer.Option(help="pruning target")] = None,
+) -> None:
+    """Create a namespace (bootstrap admin key), or update its settings."""
+    with client() as hg:
+        print_json(dump(hg.put_namespace(name, capacity=capacity, low_water_ratio=low_water_ratio)))
+
+
+@namespaces_app.command("show")
+def namespaces_show(name: Annotated[str | None, typer.Argument(help="default: --namespace")] = None) -> None:
+    """A namespace's settings and node counts."""
+    with client() as hg:
+        print_json(dump(hg.get_namespace(namespace_of(name))))
+
+
+@namespaces_app.command("delete")
+def namespaces_delete(
+    name: str, yes: Annotated[bool, typer.Option("--yes", help="do not ask")] = False
+) -> None:
+    """Erase a namespace and revoke its keys."""
+    if not yes:
+        typer.confirm(f"Erase namespace {name!r} and revoke its keys?", abort=True)
+    with client() as hg:
+        print_json(dump(hg.delete_namespace(name)))
+
+
+# Using the memory.
+
+
+class RecallMode(StrEnum):
+    local = "local"
+    global_ = "global"
+
+
+@app.command()
+def recall(
+    query: str,
+    top_k: Annotated[int, typer.Option("--top-k", "-k")] = 10,
+    mode: Annotated[RecallMode, typer.Option(help="local or global")] = RecallMode.local,
+    token_budget: Annotated[int | None, typer.Option(help="cut the cards to fit this many tokens")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the answer as JSON")] = False,
+) -> None:
+    """Memory cards for QUERY, as a table."""
+    with client() as hg:
+        answer = hg.recall(query, namespace=namespace_of(), top_k=top_k, mode=mode.value, token_budget=token_budget)
+    cards = [dump(card) for card in answer.items]
+    if as_json:
+        print_json(dump(answer))
+        return
+    shown = Table(title=f"{len(cards)} cards for {query!r} ({answer.took_ms:.0f} ms)")
+    for column in ("#", "score", "type", "summary", "source turns"):
+        shown.add_column(column, overflow="fold", justify="right" if column in ("#", "score") else "left")
+    for rank, card in enumerate(cards, 1):
+        turns = card.get("source_turn_ids") or []
+        summary = cell(card.get("summary") or card.get("label") or "", 120)
+        shown.add_row(str(rank), f"{card.get('score', 0):.3f}", str(card.get("type", "")), summary,
+                      cell(", ".join(turns), 40))  # fmt: skip
+    out.print(shown)
+
+
+@app.command("cypher")
+def cypher_command(
+    query: Annotated[str | None, typer.Argument(help="read-only Cypher; use $namespace")] = None,
+    name: Annotated[str | None, typer.Option("--name", help="a named analytics query (see --list)")] = None,
+    param: Annotated[list[str] | None, typer.Option("--param", "-p", help="NAME=VALUE (VALUE read as JSON)")] = None,
+    limit: Annotated[int | None, typer.Option(help="rows at most")] = None,
+    list_queries: Annotated[bool, typer.Option("--list", help="list the named queries")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="print the answer as JSON")] = False,
+) -> None:
+    """A read-only Cypher query, or a named analytics query, printed as a table."""
+    with client() as hg:
+        if list_queries:
+            queries = [dump(q) for q in hg.cypher_queries(namespace=namespace_of()).queries]
+            out.print(table([{**q, "parameters": [p["name"] for p in q.get("parameters", [])]} for q in queries],
+                            ["name", "description", "parameters"], "named queries"))  # fmt: skip
+            return
+        if (query is None) == (name is None):
+            raise typer.BadParameter("give a QUERY or --name (not both)")
+        params = dict(_parameter(p) for p in param or [])
+        result = dump(hg.cypher(query, name=name, params=params, limit=limit, namespace=namespace_of()))
+    if as_json:
+        print_json(result)
+        return
+    rows = result.get("rows") or []
+    out.print(table(rows, result.get("columns") or sorted({k for r in rows for k in r}),
+                    f"{len(rows)} rows{' (truncated)' if result.get('truncated') else ''}"))  # fmt: skip
+
+
+def _parameter(text: str) -> tuple[str, Any]:
+    name, sep, value = text.partition("=")
+    if not sep or not name:
+        raise typer.BadParameter(f"--param {text!r}: write NAME=VALUE")
+    try:
+        return name, json.loads(value)
+    except json.JSONDecodeError:
+        return name, value
+
+
+class ExportFormat(StrEnum):
+    json = "json"
+    graphml = "graphml"
+
+
+@app.command()
+def export(
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="default: standard output")] = None,
+    format: Annotated[ExportFormat, typer.Option("--format")] = ExportFormat.json,  # noqa: A002
+) -> None:
+    """Export --namespace (JSON or GraphML)."""
+    with client() as hg:
+        data = hg.export_namespace(format=format.value, namespace=namespace_of())
+    if output is None:
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    else:
+        output.write_bytes(data)
+        err.print(f"wrote {len(data)} bytes to {output}")
+
+
+@app.command("import")
+def import_command(
+    file: Path,
+    format: Annotated[ExportFormat | None, typer.Option("--format", help="default: from the extension")] = None,  # noqa: A002
+) -> None:
+    """Load an export into --namespace (existing and empty)."""
+    chosen = format.value if format else ("graphml" if file.suffix.lower() in (".graphml", ".xml") else "json")
+    with client() as hg:
+        print_json(dump(hg.import_namespace(file.read_bytes(), format=chosen, namespace=namespace_of())))  # type: ignore[arg-type]
+
+
+class IngestFormat(StrEnum):
+    turns = "turns"
+    locomo = "locomo"
+    longmemeval = "longmemeval"
+
+
+DEFAULT_BATCH = 200
+
+
+@app.command()
+def ingest(
+    file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, readable=True)],
+    format: Annotated[IngestFormat | None, typer.Option("--format", help="default: detected")] = None,  # noqa: A002
+    batch_size: Annotated[int, typer.Option(min=1, help="turns per request (at most the API's 1000)")] = DEFAULT_BATCH,
+    wait: Annotated[bool, typer.Option(help="wait for the write tracks of each batch")] = False,
+    checkpoint: Annotated[Path | None, typer.Option(help="default: FILE.<namespace>.hippograph-progress")] = None,
+    poll: Annotated[bool, typer.Option(help="without --wait: poll the batches' status at the end")] = True,
+) -> None:
+    """Send a file of conversation turns (JSON/JSONL turns, LoCoMo, LongMemEval) in batches;
+    resumable: a rerun skips the batches already acknowledged (see hippograph/ingest.py)."""
+    from hippograph import ingest as ing
+
+    ns = namespace_of()
+    found, sessions = ing.read_sessions(file, format.value if format else None)  # type: ignore[arg-type]
+    batches = ing.plan_batches(sessions, min(batch_size, 1000))
+    progress_file = checkpoint or ing.default_checkpoint(file, ns)
+    state = ing.Checkpoint.load(progress_file, ns)
+    total = sum(len(b) for b in batches)
+    todo = [(n, b) for n, b in enumerate(batches, 1) if ing.batch_digest(b) not in state.done]
+    skipped = len(batches) - len(todo)
+    err.print(f"{file.name}: {found}, {total} turns in {len(batches)} batches; "
+              f"{skipped} already sent (checkpoint {progress_file})")  # fmt: skip
+    new = 0
+    with client() as hg, _progress(total, skipped_turns=total - sum(len(b) for _, b in todo)) as advance:
+        for n, batch in todo:
+            answer = dump(hg.post_turns(batch, wait=wait, namespace=ns))
+            batch_id = answer.get("batch_id") or answer.get("task_id")
+            state.mark(ing.batch_digest(batch), batch_id)
+            fresh = sum(1 for t in answer.get("turns", []) if t.get("new"))
+            new += fresh
+            advance(len(batch), f"batch {n}/{len(batches)}: {len(batch)} turns, {fresh} new")
+        if not wait and poll:
+            _await_batches(hg, ns, [bid for bid in state.done.values() if bid])
+    err.print(f"done: {len(todo)} batches sent ({new} new turns), {skipped} skipped")
+
+
+@contextmanager
+def _progress(total: int, skipped_turns: int) -> Iterator[Any]:
+    """A rich progress bar on a terminal; else one plain line per batch."""
+    if err.is_terminal:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        columns = (TextColumn("ingest"), BarColumn(), MofNCompleteColumn(), TextColumn("turns"),
+                   TimeRemainingColumn(), TextColumn("{task.description}"))  # fmt: skip
+        with Progress(*columns, console=err) as progress:
+            task = progress.add_task("", total=total, completed=skipped_turns)
+            yield lambda n, line: progress.update(task, advance=n, description=line)
+        return
+    done = skipped_turns
+
+    def line(n: int, text: str) -> None:
+        nonlocal done
+        done += n
+        print(f"{text} ({done}/{total} turns)", file=sys.stderr, flush=True)
+
+    yield line
+
+
+def _await_batches(hg: Hippograph, ns: str, batch_ids: list[str], timeout_s: float = 3600.0) -> None:
+    """Poll each batch until done or failed; a failed batch is reported (rerun with the same file)."""
+    pending, failed = list(dict.fromkeys(batch_ids)), []
+    deadline = time.monotonic() + timeout_s
+    err.print(f"waiting for the write tracks of {len(pending)} batches")
+    while pending and time.monotonic() < deadline:
+        for batch_id in list(pending):
+            try:
+                status = hg.get_batch(batch_id, namespace=ns)
+            except NotFound:  # expired from the batch store (or a server without the route): nothing to wait for
+                pending.remove(batch_id)
+                continue
+            if status.status in ("done", "failed"):
+                pending.remove(batch_id)
+                if status.status == "failed":
+                    failed.append(f"{batch_id}: {status.error}")
+        if pending:
+            time.sleep(1.0)
+    if failed:
+        raise HippographError("batches failed: " + "; ".join(failed) + " (run the same command again)")
+    if pending:
+        raise HippographError(f"{len(pending)} batches still running after {timeout_s:g} s")
+
+
+def main() -> None:
+    try:
+        app()
+    except HippographError as error:
+        where = f" [field {error.field}]" if error.field else ""
+        rid = f" (request {error.request_id})" if error.request_id else ""
+        err.print(f"error: {error}{where}{rid}", markup=False, highlight=False)
+        sys.exit(1)
+    except (OSError, ValueError) as error:
+        err.print(f"error: {error}", markup=False, highlight=False)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,198 @@
+"""Typed Python clients of the Hippograph API: `Hippograph` (sync) and `AsyncHippograph` (async).
+
+    from hippograph.client import Hippograph
+
+    with Hippograph("http://127.0.0.1:8000", api_key="hg_...", namespace="team-a") as hg:
+        hg.post_turns([{"session_id": "s1", "turn_id": "1", "speaker": "Ann", "text": "Hi"}], wait=True)
+        for card in hg.recall("what did Ann say?").items:
+            print(card.label)
+
+Every route is one method (built once in `hippograph/_requests.py`; both clients inherit the same
+`Routes`), answers are the API's own response models, and an error answer raises the subclass of
+`HippographError` of its code (`hippograph/errors.py`). Idempotent calls are retried on 503 and on a
+failed connection (`RetryPolicy`); namespaced methods take `namespace=`, defaulting to the client's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Iterator
+from typing import Any, TypeVar
+
+import httpx
+
+from hippograph import _requests as r
+from hippograph._requests import ApiRequest
+from hippograph._retry import RetryPolicy
+from hippograph.errors import ConnectionFailed, HippographError, error_from_response
+
+T = TypeVar("T")
+DEFAULT_URL = "http://127.0.0.1:8000"
+DEFAULT_TIMEOUT_S = 660.0  # longer than a `wait` on the write tracks (app/api/turns.py: 600 s)
+
+
+class Routes:
+    """Every route of the API, as methods of both clients."""
+
+    healthz = r.healthz
+    readyz = r.readyz
+    metrics = r.metrics
+    list_namespaces = r.list_namespaces
+    put_namespace = r.put_namespace
+    get_namespace = r.get_namespace
+    delete_namespace = r.delete_namespace
+    save_memory = r.save_memory
+    list_memories = r.list_memories
+    add_link = r.add_link
+    get_node = r.get_node
+    patch_node = r.patch_node
+    forget_node = r.forget_node
+    export_namespace = r.export_namespace
+    import_namespace = r.import_namespace
+    post_turns = r.post_turns
+    get_batch = r.get_batch
+    recall = r.recall
+    related = r.related
+    chain = r.chain
+    create_key = r.create_key
+    list_keys = r.list_keys
+    revoke_key = r.revoke_key
+    cypher = r.cypher
+    cypher_queries = r.cypher_queries
+    list_tools = r.list_tools
+    run_tool = r.run_tool
+
+
+class _Base(Routes):
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str | None,
+        namespace: str | None,
+        retry: RetryPolicy | None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.namespace = namespace
+        self.retry = retry or RetryPolicy()
+        self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+
+    def _http_request(self, request: ApiRequest[Any], http: httpx.Client | httpx.AsyncClient) -> httpx.Request:
+        return http.build_request(
+            request.method,
+            self.base_url + request.url(self.namespace),
+            params=list(request.params) or None,
+            json=request.json if request.content is None else None,
+            content=request.content,
+            headers={**self._headers, **request.headers},
+        )
+
+    @staticmethod
+    def _read(request: ApiRequest[T], response: httpx.Response) -> T:
+        if response.is_success:
+            return request.parse(response)
+        raise error_from_response(response)
+
+
+class Hippograph(_Base):
+    """The synchronous client; use it as a context manager, or call `close()`."""
+
+    def __init__(
+        self,
+        base_url: str = DEFAULT_URL,
+        api_key: str | None = None,
+        *,
+        namespace: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT_S,
+        retry: RetryPolicy | None = None,
+        http_client: httpx.Client | None = None,
+    ) -> None:
+        super().__init__(base_url, api_key, namespace, retry)
+        self._http = http_client or httpx.Client(timeout=timeout)
+
+    def _send(self, request: ApiRequest[T]) -> T:
+        attempt = 0
+        while True:
+            try:
+                try:
+                    response = self._http.send(self._http_request(request, self._http))
+                except httpx.TransportError as exc:
+                    raise ConnectionFailed(f"{request.method} {self.base_url}: {exc!r}") from exc
+                return self._read(request, response)
+            except HippographError as error:
+                if not self.retry.should_retry(error, attempt, request.idempotent):
+                    raise
+                time.sleep(self.retry.delay(attempt, error.retry_after))
+                attempt += 1
+
+    def iter_memories(self, *, namespace: str | None = None, **filters: Any) -> Iterator[Any]:
+        """Every memory `list_memories` would list with these filters, page after page."""
+        cursor: str | None = None
+        while True:
+            page = self.list_memories(namespace=namespace, cursor=cursor, **filters)
+            yield from page.items
+            cursor = page.next_cursor
+            if not cursor:
+                return
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> Hippograph:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class AsyncHippograph(_Base):
+    """The asyncio client: the same methods as `Hippograph`, awaited; `async with`, or `await aclose()`."""
+
+    def __init__(
+        self,
+        base_url: str = DEFAULT_URL,
+        api_key: str | None = None,
+        *,
+        namespace: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT_S,
+        retry: RetryPolicy | None = None,
+        http_client: httpx.AsyncClient | None = None,
+    ) -> None:
+        super().__init__(base_url, api_key, namespace, retry)
+        self._http = http_client or httpx.AsyncClient(timeout=timeout)
+
+    async def _send(self, request: ApiRequest[T]) -> T:
+        attempt = 0
+        while True:
+            try:
+                try:
+                    response = await self._http.send(self._http_request(request, self._http))
+                except httpx.TransportError as exc:
+                    raise ConnectionFailed(f"{request.method} {self.base_url}: {exc!r}") from exc
+                return self._read(request, response)
+            except HippographError as error:
+                if not self.retry.should_retry(error, attempt, request.idempotent):
+                    raise
+                await asyncio.sleep(self.retry.delay(attempt, error.retry_after))
+                attempt += 1
+
+    async def iter_memories(self, *, namespace: str | None = None, **filters: Any) -> AsyncIterator[Any]:
+        """Every memory `list_memories` would list with these filters, page after page."""
+        cursor: str | None = None
+        while True:
+            page = await self.list_memories(namespace=namespace, cursor=cursor, **filters)
+            for item in page.items:
+                yield item
+            cursor = page.next_cursor
+            if not cursor:
+                return
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self) -> AsyncHippograph:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
