@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -11,7 +11,9 @@ from app.domain.inputs import NewLink, NewMemory
 from app.domain.keys import EVERYTHING, Role, Viewer
 from app.domain.model import SUMMARY_MAX_CHARS, Importance, NodeType, RelType, Source
 from app.domain.turns import Turn
-from app.recall.service import RecallRequest
+
+if TYPE_CHECKING:  # the recall service pulls the engines; these models stay import-light for clients
+    from app.recall.service import RecallRequest
 
 MAX_CONTENT_CHARS = 64 * 1024
 Weight = Annotated[float, Field(gt=0.0, le=1.0)]
@@ -157,6 +159,8 @@ class RecallBody(Strict):
     def to_domain(self, agent_id: str | None = None, viewer: Viewer = EVERYTHING) -> RecallRequest:
         """`agent_id`: the asking agent (the key's; see access.writing_agent); `viewer`: whose
         private memories may be shown."""
+        from app.recall.service import RecallRequest
+
         return RecallRequest(
             query=self.query,
             top_k=self.top_k,
