@@ -14,9 +14,10 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, FastAPI, Path, Request
 from fastapi.dependencies.models import Dependant
+from fastapi.dependencies.utils import get_flat_params
 from fastapi.routing import APIRoute
 
-from app.api.errors import ApiError
+from app.api.errors import ApiError, error_responses
 from app.domain.inputs import check_namespace
 from app.domain.keys import Caller, Role, Viewer
 from app.runtime import Runtime
@@ -134,22 +135,35 @@ def required_role(route: APIRoute) -> str | None:
 
 
 def document_access(routers: Iterable[APIRouter]) -> None:
-    """Write each route's role into OpenAPI (`x-required-role`, the bearer scheme, 401/403), derived
-    from the dependency it uses, so the document can never disagree with the code. Call it on the
-    routers before they are included."""
+    """Write into OpenAPI what each route's dependencies imply, so the document can never disagree
+    with the code: the role (`x-required-role`, the bearer scheme, 401/403) derived from the access
+    dependency, 422 for a route that takes parameters or a body, 503 for a `/v1` route (it reaches
+    the engines, if only to look the key up); every one in the one error shape. A route declares
+    its own further errors (`responses=error_responses(404)`). Call it on the routers before they
+    are included (FastAPI builds the response models at inclusion)."""
     for router in routers:
         for route in router.routes:
-            if not isinstance(route, APIRoute) or (role := required_role(route)) is None:
+            if not isinstance(route, APIRoute):
                 continue
-            extra: dict[str, Any] = dict(route.openapi_extra or {})
-            extra["x-required-role"] = role
-            extra["security"] = [{"bearer": []}]
-            extra["responses"] = {
-                "401": {"description": "missing, unknown, revoked or expired API key"},
-                "403": {"description": "the key has no role on this namespace, or too small a role"},
-                **extra.get("responses", {}),
-            }
-            route.openapi_extra = extra
+            statuses: list[int] = []
+            if (role := required_role(route)) is not None:
+                extra: dict[str, Any] = dict(route.openapi_extra or {})
+                extra["x-required-role"] = role
+                extra["security"] = [{"bearer": []}]
+                route.openapi_extra = extra
+                statuses += [401] if role == "key" else [401, 403]  # any valid key passes `any_key`
+            if takes_input(route):
+                statuses.append(422)
+            if route.path.startswith("/v1"):
+                statuses.append(503)
+            route.responses = {**error_responses(*statuses), **route.responses}
+
+
+def takes_input(route: APIRoute) -> bool:
+    """Whether a request can be refused as invalid (422): the route or its dependencies read path,
+    query, header or cookie parameters, or a body (read by FastAPI, or raw by the route)."""
+    has_body = route.body_field is not None or "requestBody" in (route.openapi_extra or {})
+    return has_body or bool(get_flat_params(route.dependant))
 
 
 def declare_bearer_scheme(app: FastAPI) -> None:

@@ -9,13 +9,14 @@ from fastapi import APIRouter
 from app.analytics.guard import CypherRefused
 from app.analytics.service import CypherFailed, CypherForbidden, CypherTimeout
 from app.api.access import Engines, ReadAccess
-from app.api.errors import ApiError
+from app.api.errors import ApiError, error_responses
+from app.api.responses import AnalyticsQueries, CypherResult
 from app.api.schemas import CypherBody
 
 router = APIRouter(prefix="/v1/namespaces", tags=["analytics"])
 
 
-@router.post("/{ns}/cypher")
+@router.post("/{ns}/cypher", response_model=CypherResult, responses=error_responses(404))
 def run_cypher(access: ReadAccess, body: CypherBody, runtime: Engines) -> dict[str, Any]:
     """Run a read-only Cypher query (or a named analytics query) on the namespace. The server binds
     `$namespace`; Neo4j's plan must tie every read to it (docs/architecture.md, "Cypher"). Rows:
@@ -34,7 +35,7 @@ def run_cypher(access: ReadAccess, body: CypherBody, runtime: Engines) -> dict[s
         raise ApiError(403, "forbidden", str(exc)) from exc
 
 
-@router.get("/{ns}/cypher/queries")
+@router.get("/{ns}/cypher/queries", response_model=AnalyticsQueries)
 def analytics_queries(access: ReadAccess, runtime: Engines) -> dict[str, Any]:
     """The named analytics queries: name, description, parameters (name, type, default, description)."""
     return {"queries": runtime.cypher_surface.catalogue()}

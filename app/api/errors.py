@@ -11,6 +11,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app.api.responses import ErrorBody
 from app.errors import EngineUnavailable
 from app.memory.errors import ConflictError, InputError, NotFoundError
 
@@ -20,6 +21,35 @@ REQUEST_ID_HEADER = "X-Request-ID"
 # Seconds a client is asked to wait before retrying after a 503 for an engine that is down: the
 # drivers reconnect by themselves, a restarted Neo4j or Redis answers within seconds.
 ENGINE_RETRY_AFTER_S = 5
+
+
+# What each error status means, as OpenAPI says it (the codes are `error.code`).
+ERROR_DESCRIPTIONS: dict[int, str] = {
+    401: "unauthorized: missing, unknown, revoked or expired API key",
+    403: "forbidden: the key has no role on this namespace, or too small a role",
+    404: "not_found: the namespace, or a node or key the request names, does not exist (`error.field` says which)",
+    409: "conflict: the namespace is not in the state the request needs",
+    422: "invalid_request (cypher: also cypher_refused, cypher_timeout, cypher_error): a field is invalid; "
+    "`error.field` names it",
+    503: "engine_unavailable: an engine is down (`engine` names it); retry after `Retry-After` seconds "
+    "(POST …/turns with `wait`: also ingest_failed, the write tracks failed)",
+    504: "timeout: the write tracks did not finish in time (the turns are stored; they will still be processed)",
+}
+RETRY_AFTER_HEADER = {
+    "Retry-After": {"description": "seconds to wait before retrying", "schema": {"type": "integer"}},
+}
+
+
+def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI `responses=` entries for these error statuses, each in the one error shape (`ErrorBody`)."""
+    return {
+        status: {
+            "model": ErrorBody,
+            "description": ERROR_DESCRIPTIONS[status],
+            **({"headers": RETRY_AFTER_HEADER} if status == 503 else {}),
+        }
+        for status in statuses
+    }
 
 
 class ApiError(Exception):

@@ -6,17 +6,23 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from app.api.errors import error_response
+from app.api.responses import HealthResponse, NotReadyBody, ReadinessResponse
 
 router = APIRouter(tags=["health"])
 
 
-@router.get("/healthz")
+@router.get("/healthz", response_model=HealthResponse)
 def healthz() -> dict[str, str]:
     """The process is up; says nothing about the engines."""
     return {"status": "ok"}
 
 
-@router.get("/readyz")
+# Returns its JSON itself (200 or 503): the models only document it.
+@router.get(
+    "/readyz",
+    response_model=ReadinessResponse,
+    responses={503: {"model": NotReadyBody, "description": "not_ready: an engine is down (`checks` says which)"}},
+)
 def readyz(request: Request) -> JSONResponse:
     """200 when Neo4j, Redis and the vector tier all answer; else 503 naming what is down."""
     statuses = request.app.state.runtime.readiness()

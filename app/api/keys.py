@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, status
+from fastapi import APIRouter, Path, status
 from starlette.concurrency import run_in_threadpool
 
 from app.api.access import AdminKey, AnyKey, Engines, authorize
+from app.api.errors import error_responses
+from app.api.responses import CreatedKey, KeyList, KeyRevoked
 from app.api.schemas import KeyBody
 from app.domain.inputs import InputError, check_namespace
 from app.domain.keys import BOOTSTRAP_KEY_ID, Role
@@ -17,7 +19,7 @@ from app.memory.errors import NotFoundError
 router = APIRouter(prefix="/v1/keys", tags=["keys"])
 
 
-@router.post("", status_code=status.HTTP_201_CREATED)
+@router.post("", status_code=status.HTTP_201_CREATED, response_model=CreatedKey, responses=error_responses(404))
 async def create_key(body: KeyBody, caller: AdminKey, runtime: Engines) -> dict[str, Any]:
     """A new key with one role on one namespace, bound to an agent (admin of that namespace, or the
     bootstrap admin). The answer's `key` is shown this once; only its hash is stored."""
@@ -32,7 +34,7 @@ async def create_key(body: KeyBody, caller: AdminKey, runtime: Engines) -> dict[
     return {**record, "key": key}
 
 
-@router.get("")
+@router.get("", response_model=KeyList)
 async def list_keys(caller: AnyKey, runtime: Engines) -> dict[str, Any]:
     """Keys, never their secrets: every key for the bootstrap admin, the namespace's keys for an
     admin of it, and a reader's or writer's own key."""
@@ -46,8 +48,12 @@ async def list_keys(caller: AnyKey, runtime: Engines) -> dict[str, Any]:
     return {"items": items}
 
 
-@router.delete("/{key_id}")
-async def revoke_key(key_id: str, caller: AdminKey, runtime: Engines) -> dict[str, Any]:
+@router.delete("/{key_id}", response_model=KeyRevoked, responses=error_responses(404))
+async def revoke_key(
+    key_id: Annotated[str, Path(description="the key's id (from POST or GET /v1/keys)")],
+    caller: AdminKey,
+    runtime: Engines,
+) -> dict[str, Any]:
     """Revoke a key (admin of its namespace, or the bootstrap admin): refused at once by this
     process, and by other API processes within their key cache's TTL (HIPPOGRAPH_KEY_CACHE_SECONDS)."""
     if key_id == BOOTSTRAP_KEY_ID:

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from fastapi.routing import APIRoute
 
 from app.api import analytics, health, keys, memories, metrics, recall, turns
 from app.api.access import declare_bearer_scheme, document_access
@@ -15,6 +16,11 @@ from app.api.errors import install_error_handlers
 from app.observability.middleware import RequestObservation
 from app.runtime import Runtime
 from app.settings import Settings, get_settings
+
+
+def operation_id(route: APIRoute) -> str:
+    """A route's OpenAPI operation id: its function's name (`save_memory`), unique app-wide."""
+    return route.name
 
 
 def create_app(settings: Settings | None = None, runtime: Runtime | None = None) -> FastAPI:
@@ -38,7 +44,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
             if owned:
                 app.state.runtime.close()
 
-    app = FastAPI(title="Hippograph", version="0.1.0", lifespan=lifespan)
+    app = FastAPI(title="Hippograph", version="0.1.0", lifespan=lifespan, generate_unique_id_function=operation_id)
     # Added first, so it runs inside the request-id middleware that install_error_handlers adds.
     app.add_middleware(BearerAuthentication)
     install_error_handlers(app)

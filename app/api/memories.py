@@ -2,26 +2,45 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Query, Request, Response, status
+from fastapi import APIRouter, Path, Query, Request, Response, status
 from starlette.concurrency import run_in_threadpool
 
 from app.api.access import AdminAccess, AnyKey, Engines, ReadAccess, WriteAccess
-from app.api.errors import ApiError
+from app.api.errors import ApiError, error_responses
+from app.api.responses import (
+    ImportResponse,
+    NamespaceDeleted,
+    NamespaceDetail,
+    NamespaceList,
+    NamespaceResponse,
+    NodeDetail,
+    NodeResponse,
+    Relationship,
+)
 from app.api.schemas import LinkBody, MemoryBody, NamespaceBody, NodePatchBody
 from app.memory.errors import NotFoundError
 
 router = APIRouter(prefix="/v1/namespaces", tags=["memory graph"])
 
+NodePath = Annotated[str, Path(description="the node's id, '<type>:<key>' (e.g. `knowledge:ab12…`)")]
+Format = Literal["json", "graphml"]
+FormatQuery = Annotated[Format, Query(description="json (the default) or graphml")]
 
-@router.get("")
+
+@router.get("", response_model=NamespaceList)
 def list_namespaces(caller: AnyKey, runtime: Engines) -> dict[str, Any]:
     """The namespaces this key may see: every one for the bootstrap admin, else the key's own."""
     return {"items": runtime.namespaces.listing(None if caller.is_bootstrap else caller.namespace)}
 
 
-@router.put("/{ns}", status_code=status.HTTP_200_OK)
+@router.put(
+    "/{ns}",
+    status_code=status.HTTP_200_OK,
+    response_model=NamespaceResponse,
+    responses={201: {"model": NamespaceResponse, "description": "created"}},
+)
 def put_namespace(
     access: AdminAccess, runtime: Engines, response: Response, body: NamespaceBody | None = None
 ) -> dict[str, Any]:
@@ -37,13 +56,13 @@ def put_namespace(
     return namespace
 
 
-@router.get("/{ns}")
+@router.get("/{ns}", response_model=NamespaceDetail, responses=error_responses(404))
 def get_namespace(access: ReadAccess, runtime: Engines) -> dict[str, Any]:
     """The namespace's settings and its node counts per type."""
     return runtime.namespaces.show(access.namespace)
 
 
-@router.delete("/{ns}")
+@router.delete("/{ns}", response_model=NamespaceDeleted, responses=error_responses(404))
 def delete_namespace(access: AdminAccess, runtime: Engines) -> dict[str, Any]:
     """Erase the namespace's graph, vectors and hot state, and revoke its keys (nothing else)."""
     runtime.namespaces.require(access.namespace)
@@ -53,7 +72,12 @@ def delete_namespace(access: AdminAccess, runtime: Engines) -> dict[str, Any]:
     return {"deleted": {**runtime.namespaces.delete(access.namespace), "keys": keys}}
 
 
-@router.post("/{ns}/memories", status_code=status.HTTP_201_CREATED)
+@router.post(
+    "/{ns}/memories",
+    status_code=status.HTTP_201_CREATED,
+    response_model=NodeResponse,
+    responses={200: {"model": NodeResponse, "description": "already saved: unchanged"}, **error_responses(404)},
+)
 def save_memory(access: WriteAccess, body: MemoryBody, runtime: Engines, response: Response) -> dict[str, Any]:
     """Save a memory of any of the nine types (201); the same memory again answers 200 and changes nothing.
     It is recorded under the key's agent; `private: true` hides it from the namespace's other agents."""
@@ -64,7 +88,12 @@ def save_memory(access: WriteAccess, body: MemoryBody, runtime: Engines, respons
     return node
 
 
-@router.post("/{ns}/links", status_code=status.HTTP_201_CREATED)
+@router.post(
+    "/{ns}/links",
+    status_code=status.HTTP_201_CREATED,
+    response_model=Relationship,
+    responses={200: {"model": Relationship, "description": "already there: unchanged"}, **error_responses(404)},
+)
 def add_link(access: WriteAccess, body: LinkBody, runtime: Engines, response: Response) -> dict[str, Any]:
     """Add a relationship between two nodes (201); an existing one answers 200 unchanged. The
     relationship records the key's agent (`agent_id`)."""
@@ -76,8 +105,8 @@ def add_link(access: WriteAccess, body: LinkBody, runtime: Engines, response: Re
     return link
 
 
-@router.get("/{ns}/nodes/{node_id}")
-def get_node(access: ReadAccess, node_id: str, runtime: Engines) -> dict[str, Any]:
+@router.get("/{ns}/nodes/{node_id}", response_model=NodeDetail, responses=error_responses(404))
+def get_node(access: ReadAccess, node_id: NodePath, runtime: Engines) -> dict[str, Any]:
     """A node with its full content, derived tags and relationships."""
     return _visible_node(access, node_id, runtime)
 
@@ -89,31 +118,58 @@ def _visible_node(access: ReadAccess, node_id: str, runtime: Engines) -> dict[st
     return node
 
 
-@router.patch("/{ns}/nodes/{node_id}")
-def patch_node(access: WriteAccess, node_id: str, body: NodePatchBody, runtime: Engines) -> dict[str, Any]:
+@router.patch("/{ns}/nodes/{node_id}", response_model=NodeResponse, responses=error_responses(404))
+def patch_node(access: WriteAccess, node_id: NodePath, body: NodePatchBody, runtime: Engines) -> dict[str, Any]:
     """Raise importance (never lower) and/or replace tags."""
     _visible_node(access, node_id, runtime)  # another agent's private memory is not there for this key
     return runtime.nodes.raise_importance_and_tags(access.namespace, node_id, body.importance, body.tags)
 
 
-@router.delete("/{ns}/nodes/{node_id}", status_code=status.HTTP_204_NO_CONTENT)
-def forget_node(access: AdminAccess, node_id: str, runtime: Engines) -> Response:
+@router.delete(
+    "/{ns}/nodes/{node_id}",
+    status_code=status.HTTP_204_NO_CONTENT,
+    response_class=Response,
+    responses=error_responses(404),
+)
+def forget_node(access: AdminAccess, node_id: NodePath, runtime: Engines) -> Response:
     """Forget a node: it, its relationships and its vector are erased."""
     runtime.nodes.forget(access.namespace, node_id)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 
 MEDIA_TYPES = {"json": "application/json", "graphml": "application/graphml+xml"}
+# The two formats as OpenAPI content: `app/domain/snapshot.py` defines them (JSON: format, version,
+# namespace, nodes {id, labels, properties}, relationships {type, source, target, properties}).
+SNAPSHOT_JSON_EXAMPLE = {
+    "format": "hippograph-namespace",
+    "version": 1,
+    "namespace": "team-a",
+    "nodes": [
+        {"id": "knowledge:db", "labels": ["Memory", "Knowledge"],
+         "properties": {"label": "Database", "content": "We use Postgres 16", "importance": "FACT"}},
+    ],
+    "relationships": [],
+}  # fmt: skip
+SNAPSHOT_CONTENT = {
+    MEDIA_TYPES["json"]: {
+        "schema": {"type": "object", "description": "a namespace snapshot: format, version, namespace, nodes, "
+                   "relationships (app/domain/snapshot.py)"},
+        "example": SNAPSHOT_JSON_EXAMPLE,
+    },
+    MEDIA_TYPES["graphml"]: {
+        "schema": {"type": "string", "description": "the same snapshot as GraphML"},
+        "example": '<?xml version="1.0" encoding="UTF-8"?><graphml xmlns="http://graphml.graphdrawing.org/xmlns">…</graphml>',
+    },
+}  # fmt: skip
 
 
 @router.get(
-    "/{ns}/export", response_class=Response, responses={200: {"content": {t: {} for t in MEDIA_TYPES.values()}}}
-)
-def export_namespace(
-    access: ReadAccess,
-    runtime: Engines,
-    format: Literal["json", "graphml"] = Query("json"),  # noqa: A002
-) -> Response:
+    "/{ns}/export",
+    response_class=Response,
+    responses={200: {"description": "the snapshot, as an attachment", "content": SNAPSHOT_CONTENT},
+               **error_responses(404)},
+)  # fmt: skip
+def export_namespace(access: ReadAccess, runtime: Engines, format: FormatQuery = "json") -> Response:  # noqa: A002
     """Every node, relationship and property of the namespace, as JSON or GraphML (without other
     agents' private memories, unless the key is an admin of the namespace)."""
     body = runtime.transfer.export(access.namespace, format, access.viewer)
@@ -122,12 +178,19 @@ def export_namespace(
                     headers={"Content-Disposition": f'attachment; filename="{filename}"'})  # fmt: skip
 
 
-@router.post("/{ns}/import", status_code=status.HTTP_201_CREATED)
+@router.post(
+    "/{ns}/import",
+    status_code=status.HTTP_201_CREATED,
+    response_model=ImportResponse,
+    responses=error_responses(404, 409),
+    # The route reads the raw body (either format), so FastAPI cannot see it: declared here.
+    openapi_extra={"requestBody": {"required": True, "content": SNAPSHOT_CONTENT}},
+)
 async def import_namespace(
     access: AdminAccess,
     request: Request,
     runtime: Engines,
-    format: Literal["json", "graphml"] = Query("json"),  # noqa: A002
+    format: FormatQuery = "json",  # noqa: A002
 ) -> dict[str, Any]:
     """Load an export (same formats) into an existing, empty namespace; all or nothing."""
     body = await request.body()

@@ -11,7 +11,13 @@ from app.observability.metrics import CONTENT_TYPE
 router = APIRouter(tags=["health"])
 
 
-@router.get("/metrics", response_class=Response)
+@router.get(
+    "/metrics",
+    response_class=Response,
+    responses={
+        200: {"description": "the Prometheus text format", "content": {CONTENT_TYPE: {"schema": {"type": "string"}}}}
+    },
+)
 def metrics(request: Request) -> Response:
     """Every metric of this process; engine availability and queue depth are read now (within the
     readiness timeout)."""

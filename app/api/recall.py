@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
 from app.api.access import Engines, ReadAccess
+from app.api.errors import error_responses
+from app.api.memories import NodePath
+from app.api.responses import PathResponse, RecallResponse, RelatedResponse, TaskChainResponse
 from app.api.schemas import ChainBody, RecallBody
 from app.domain.inputs import InputError
 
 router = APIRouter(prefix="/v1/namespaces", tags=["read path"])
 
 
-@router.post("/{ns}/recall")
+# Returns its pre-encoded JSON (see below): `response_model` only documents it.
+@router.post("/{ns}/recall", response_model=RecallResponse, responses=error_responses(404))
 def recall(access: ReadAccess, body: RecallBody, runtime: Engines) -> JSONResponse:
     """Memory cards for a query, best first: full-text, entity and hot-window seeds spread through the
     graph, fused with vector hits. Each card carries `source_turn_ids` and the parts of its score.
@@ -37,13 +41,13 @@ def recall(access: ReadAccess, body: RecallBody, runtime: Engines) -> JSONRespon
     )
 
 
-@router.get("/{ns}/nodes/{node_id}/related")
+@router.get("/{ns}/nodes/{node_id}/related", response_model=RelatedResponse, responses=error_responses(404))
 def related(
     access: ReadAccess,
-    node_id: str,
+    node_id: NodePath,
     runtime: Engines,
-    depth: int = Query(1, description="hops, 1-3"),
-    limit: int = Query(20, description="nodes, 1-200"),
+    depth: Annotated[int, Query(description="hops, 1-3")] = 1,
+    limit: Annotated[int, Query(description="nodes, 1-200")] = 20,
 ) -> dict[str, Any]:
     """The node's neighbourhood, nearest and strongest first, with the relationship types on the way."""
     runtime.namespaces.require(access.namespace)
@@ -51,7 +55,7 @@ def related(
     return {"id": node_id, "items": items}
 
 
-@router.post("/{ns}/chain")
+@router.post("/{ns}/chain", response_model=PathResponse | TaskChainResponse, responses=error_responses(404))
 def chain(access: ReadAccess, body: ChainBody, runtime: Engines) -> dict[str, Any]:
     """`from_id` + `to_id`: the shortest path between two nodes; `task_id`: the task's chain."""
     ns, viewer = access.namespace, access.viewer

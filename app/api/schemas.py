@@ -12,8 +12,7 @@ from app.domain.keys import EVERYTHING, Role, Viewer
 from app.domain.model import SUMMARY_MAX_CHARS, Importance, NodeType, RelType, Source
 from app.domain.turns import Turn
 
-if TYPE_CHECKING:  # imported where used: the recall service pulls in the engines' drivers, and the
-    # Python client (hippograph/) imports these bodies' module without them
+if TYPE_CHECKING:  # the recall service pulls the engines; these models stay import-light for clients
     from app.recall.service import RecallRequest
 
 MAX_CONTENT_CHARS = 64 * 1024

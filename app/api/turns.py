@@ -14,7 +14,8 @@ from fastapi import APIRouter, Request, Response, status
 from starlette.concurrency import run_in_threadpool
 
 from app.api.access import Engines, WriteAccess
-from app.api.errors import ApiError
+from app.api.errors import ApiError, error_responses
+from app.api.responses import TurnsAccepted, TurnsIngested
 from app.api.schemas import TurnsBody
 from app.domain.turns import dialogue_id
 from app.errors import EngineUnavailable
@@ -24,7 +25,18 @@ router = APIRouter(prefix="/v1/namespaces", tags=["write path"])
 WAIT_TIMEOUT_S = 600.0
 
 
-@router.post("/{ns}/turns", status_code=status.HTTP_202_ACCEPTED)
+# Two bodies by status, so they are documented per status (no `response_model`, which would drop
+# the 200's report from the 202's shape).
+@router.post(
+    "/{ns}/turns",
+    status_code=status.HTTP_202_ACCEPTED,
+    response_model=None,
+    responses={
+        202: {"model": TurnsAccepted, "description": "the turns are in the hot window; a task runs the tracks"},
+        200: {"model": TurnsIngested, "description": "`wait`: the tracks have run"},
+        **error_responses(404, 504),
+    },
+)
 async def post_turns(
     access: WriteAccess, body: TurnsBody, runtime: Engines, request: Request, response: Response
 ) -> dict[str, Any]:

@@ -1,0 +1,447 @@
+"""Response bodies of the API, declared as each route's `response_model`: what `/openapi.json`, `/docs`
+and the Python client say comes back. Import-light (pydantic and the domain enums only), so a client
+can import them without the server's engines.
+
+Every model serializes what the route built, as it built it: a field the route left out stays out
+(not `null`), and times keep Python's ISO 8601 (`+00:00`, as FastAPI's encoder writes them).
+`tests/conftest.py` validates every response of the test suite against these schemas.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
+
+from app.domain.keys import Role
+from app.domain.model import Importance, NodeType, RelType
+
+
+def _encoded(value: Any) -> Any:
+    """A value as FastAPI's `jsonable_encoder` writes it (times as `isoformat()`), lists and maps recursively."""
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {key: _encoded(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_encoded(item) for item in value]
+    return value
+
+
+class ResponseBody(BaseModel):
+    """Base of every response model: serializes only the fields that were given, times as `isoformat()`."""
+
+    # No return annotation: pydantic then documents the model's own fields as its serialized schema.
+    @model_serializer(mode="wrap")
+    def _as_given(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo):
+        data = handler(self)
+        if not isinstance(data, dict):
+            return data
+        given = self.model_fields_set | set(self.__pydantic_extra__ or {})
+        data = {key: value for key, value in data.items() if key in given}
+        if info.mode_is_json():
+            for key in given:
+                raw = getattr(self, key, None)
+                if isinstance(raw, datetime | date) or key in (self.__pydantic_extra__ or {}):
+                    data[key] = _encoded(raw)
+        return data
+
+
+class OpenBody(ResponseBody):
+    """A body whose properties are open-ended (node and relationship properties): the declared ones
+    are the usual ones; others are passed through."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+# -- errors ----------------------------------------------------------------------------------------
+
+
+class ErrorDetail(ResponseBody):
+    """What went wrong."""
+
+    code: str = Field(
+        description="machine-readable: invalid_request, unauthorized, forbidden, not_found, conflict, "
+        "engine_unavailable, timeout, ingest_failed, cypher_refused, cypher_timeout, cypher_error, not_ready, ..."
+    )
+    message: str = Field(description="for people: what went wrong, naming the field when one is at fault")
+    field: str | None = Field(None, description="the request field at fault, e.g. `turns[3].text` or `namespace`")
+
+
+class ErrorBody(OpenBody):
+    """The one error shape of every 4xx and 5xx answer."""
+
+    error: ErrorDetail = Field(description="what went wrong")
+    request_id: str = Field(description="the request's id, also in the `X-Request-ID` header and the server's logs")
+    engine: str | None = Field(None, description="503 engine_unavailable: the engine that is down (neo4j, redis, ...)")
+
+
+class EngineCheck(ResponseBody):
+    """One engine's readiness."""
+
+    status: Literal["ok", "down"] = Field(description="whether the engine answered in time")
+    reason: str | None = Field(None, description="why it is down (only when down)")
+
+
+class NotReadyBody(ErrorBody):
+    """`/readyz` 503: the error shape plus each engine's status."""
+
+    status: Literal["unavailable"] = Field(description="always `unavailable`")
+    checks: dict[str, EngineCheck] = Field(description="per engine (neo4j, redis, vectors): its status")
+
+
+# -- health ----------------------------------------------------------------------------------------
+
+
+class HealthResponse(ResponseBody):
+    """The process is up."""
+
+    status: Literal["ok"] = Field(description="always `ok`")
+
+
+class ReadinessResponse(ResponseBody):
+    """Every engine answers."""
+
+    status: Literal["ok"] = Field(description="always `ok` (503 otherwise)")
+    checks: dict[str, EngineCheck] = Field(description="per engine (neo4j, redis, vectors): its status")
+
+
+# -- namespaces ------------------------------------------------------------------------------------
+
+
+class NamespaceResponse(ResponseBody):
+    """A namespace and its settings."""
+
+    name: str = Field(description="the namespace's name")
+    capacity: int = Field(description="node capacity before pruning")
+    low_water_ratio: float = Field(description="pruning brings the node count down to capacity x this ratio")
+    created_at: datetime = Field(description="when the namespace was created")
+
+
+class NamespaceList(ResponseBody):
+    """The namespaces a key may see."""
+
+    items: list[NamespaceResponse] = Field(
+        description="by name: every namespace for the bootstrap admin, else the key's own"
+    )
+
+
+class NamespaceDetail(NamespaceResponse):
+    """A namespace's settings and its content counts."""
+
+    counts: dict[str, int] = Field(description="memory nodes per node type (types with none are left out)")
+    total: int = Field(description="memory nodes in all")
+    vectors: int = Field(description="vectors stored for the namespace")
+
+
+class DeletedCounts(ResponseBody):
+    """What erasing a namespace removed."""
+
+    nodes: int = Field(description="memory nodes erased")
+    hot_keys: int = Field(description="Redis keys of the hot state erased")
+    keys: int = Field(description="API keys of the namespace revoked")
+
+
+class NamespaceDeleted(ResponseBody):
+    """A namespace was erased."""
+
+    deleted: DeletedCounts = Field(description="what was removed")
+
+
+class ImportCounts(ResponseBody):
+    """What an import loaded."""
+
+    nodes: int = Field(description="nodes imported")
+    relationships: int = Field(description="relationships imported")
+
+
+class ImportResponse(ResponseBody):
+    """An export was loaded into an empty namespace."""
+
+    imported: ImportCounts = Field(description="what was loaded")
+
+
+# -- nodes and relationships -----------------------------------------------------------------------
+
+
+class RelationshipProperties(OpenBody):
+    """A relationship's stored properties (structural ones carry only `protected` and `created_at`)."""
+
+    protected: bool = Field(description="structural (HIERARCHY, DEPENDENCY, TEMPORAL): never decayed or pruned")
+    created_at: datetime = Field(description="when the relationship was created")
+    weight: float | None = Field(None, description="learned types: strength in (0, 1], decays and is reinforced")
+    weight_base: float | None = Field(None, description="learned types: the weight decay starts from")
+    last_reinforced: datetime | None = Field(None, description="learned types: when last strengthened")
+    co_activations: int | None = Field(None, description="learned types: times both ends were recalled together")
+    agent_id: str | None = Field(None, description="the agent that asked for the relationship, if one did")
+
+
+class Relationship(ResponseBody):
+    """A relationship between two nodes of the namespace."""
+
+    type: RelType = Field(description="the relationship type")
+    source_id: str = Field(description="the start node's id (symmetric types: the smaller id)")
+    target_id: str = Field(description="the end node's id")
+    properties: RelationshipProperties = Field(description="the stored properties")
+
+
+class NodeResponse(OpenBody):
+    """A memory node: its stored properties (nodes written by the ingest tracks carry more, e.g.
+    `speaker`, `session_id`) and its derived tags."""
+
+    id: str = Field(description="'<type>:<key>', unique in the namespace")
+    type: NodeType = Field(description="the node type")
+    namespace: str = Field(description="the namespace the node belongs to")
+    label: str = Field(description="a short name")
+    summary: str = Field(description="at most 150 characters; derived from the content unless given")
+    content: str = Field(description="the full text")
+    importance: Importance = Field(description="how much it matters: decay and pruning follow it")
+    activation: float = Field(description="current activation (decays; recall reinforces it)")
+    activation_base: float = Field(description="the activation decay starts from")
+    created_at: datetime = Field(description="when the node was created")
+    updated_at: datetime = Field(description="when the node last changed")
+    last_accessed: datetime = Field(description="when a recall last returned it")
+    access_count: int = Field(description="how many recalls returned it")
+    source: str = Field(description="user_stated, inferred, imported or agent")
+    confidence: float = Field(description="0-1: how sure the memory is")
+    source_turn_ids: list[str] = Field(description="the conversation turns it was learned from")
+    tags: list[str] = Field(description="the caller's tags")
+    temperature: str = Field(description="derived now from last_accessed: hot, warm, cold or frozen")
+    time_scope: str = Field(description="derived now from created_at: recent, or older scopes")
+    agent_id: str | None = Field(None, description="the agent that wrote it")
+    private: bool | None = Field(None, description="true: seen only by its agent's keys and the namespace's admins")
+    subject: str | None = Field(None, description="a fact's subject")
+    slot: str | None = Field(None, description="a fact's slot (what about the subject it states)")
+    value: str | None = Field(None, description="a fact's value")
+    valid_from: datetime | None = Field(None, description="a fact: from when it holds")
+    valid_to: datetime | None = Field(None, description="a fact: until when it held (it was superseded)")
+    superseded_by: str | None = Field(None, description="a fact: the id of the fact that replaced it")
+    event_time: datetime | None = Field(None, description="an event: when it happened")
+    timestamp: datetime | None = Field(None, description="a dialogue turn: when it was said")
+
+
+class NodeDetail(NodeResponse):
+    """A memory node with every relationship touching it."""
+
+    relationships: list[Relationship] = Field(description="every relationship on the node, by type and ends")
+
+
+# -- read path -------------------------------------------------------------------------------------
+
+
+class MemoryCard(ResponseBody):
+    """One recalled memory, sized for a context window: its summary, provenance and the parts of its score."""
+
+    id: str = Field(description="the node's id (GET …/nodes/{id} for the full content)")
+    type: str = Field(description="the node type")
+    summary: str = Field(description="what to show the model")
+    score: float = Field(description="the fused score; cards come best first")
+    confidence: float = Field(description="0-1: how sure the memory is")
+    track: str = Field(
+        description="the kind of memory: dialogue, fact, semantic, inference, temporal, episode, task, document, entity"
+    )
+    source: str | None = Field(description="user_stated, inferred, imported or agent")
+    agent_id: str | None = Field(description="the agent that wrote it")
+    event_time: datetime | None = Field(None, description="when the event happened")
+    event_end: datetime | None = Field(None, description="when the event ended")
+    valid_from: datetime | None = Field(None, description="a fact: from when it holds")
+    valid_to: datetime | None = Field(None, description="a fact: until when it held")
+    timestamp: datetime | None = Field(None, description="a dialogue turn: when it was said")
+    started_at: datetime | None = Field(None, description="an episode: when it started")
+    ended_at: datetime | None = Field(None, description="an episode: when it ended")
+    superseded_by: str | None = Field(None, description="a superseded fact (include_history): what replaced it")
+    withdrawn: bool | None = Field(None, description="a withdrawn inference (include_history)")
+    inferred: bool | None = Field(None, description="true for inferences drawn by the rules")
+    source_turn_ids: list[str] = Field(description="the conversation turns it was learned from")
+    explain: dict[str, float] = Field(description="the parts of the score (text, vector, activation, recency, ...)")
+
+
+class RecallStats(OpenBody):
+    """How the recall went: stage timings and counts."""
+
+    hot_ms: float = Field(description="the hot path (hot window + graph seeds and spreading), ms")
+    cold_ms: float = Field(description="the cold path (query embedding + vector search), ms")
+    fusion_ms: float = Field(description="fusion and ranking, ms")
+    total_ms: float = Field(description="the whole recall, ms")
+    candidates: int = Field(description="nodes ranked")
+    time_window: list[str] | None = Field(description="the time window the query named (start, end), or null")
+    seeds: int = Field(description="graph seeds spreading activation started from")
+    expanded: int = Field(description="nodes reached by spreading activation")
+    activated: int = Field(description="nodes with a spread score")
+
+
+class RecallResponse(ResponseBody):
+    """Memory cards for a query, best first."""
+
+    items: list[MemoryCard] = Field(description="the cards, best first, at most top_k")
+    took_ms: float = Field(description="the recall's duration, ms")
+    stats: RecallStats = Field(description="stage timings and counts")
+
+
+class RelatedNode(ResponseBody):
+    """A node near another one."""
+
+    id: str = Field(description="the node's id")
+    type: str = Field(description="the node type")
+    summary: str | None = Field(description="the node's summary")
+    source_turn_ids: list[str] | None = Field(description="the conversation turns it was learned from")
+    distance: int = Field(description="hops from the starting node")
+    strength: float = Field(description="the strongest path's product of relationship weights")
+    via: list[str] = Field(description="the relationship types on the way, from the starting node")
+
+
+class RelatedResponse(ResponseBody):
+    """A node's neighbourhood."""
+
+    id: str = Field(description="the starting node's id")
+    items: list[RelatedNode] = Field(description="nearest and strongest first")
+
+
+class PathNode(ResponseBody):
+    """A node on a path or chain."""
+
+    id: str = Field(description="the node's id")
+    type: str = Field(description="the node type")
+    summary: str | None = Field(description="the node's summary")
+    source_turn_ids: list[str] | None = Field(description="the conversation turns it was learned from")
+
+
+class PathResponse(ResponseBody):
+    """The shortest path between two nodes."""
+
+    nodes: list[PathNode] = Field(description="the nodes in order, from from_id to to_id")
+    relationships: list[str] = Field(description="the relationship types between consecutive nodes")
+
+
+class ChainStep(PathNode):
+    """A node of a task's chain."""
+
+    distance: int = Field(description="negative: what the task is part of; 0: the task; positive: what follows")
+
+
+class TaskChainResponse(ResponseBody):
+    """A task's chain."""
+
+    task_id: str = Field(description="the task's id")
+    items: list[ChainStep] = Field(description="in path order: ancestors, the task, subtasks, dependencies, successors")
+
+
+# -- write path ------------------------------------------------------------------------------------
+
+
+class TurnAccepted(ResponseBody):
+    """One turn of a batch, in the hot window."""
+
+    session_id: str = Field(description="the turn's session")
+    turn_id: str = Field(description="the turn's id within the session")
+    node_id: str = Field(description="the Dialogue node the tracks write for it")
+    new: bool = Field(description="false when this (session_id, turn_id) was sent before")
+
+
+class IngestReport(ResponseBody):
+    """What the write tracks did for a batch."""
+
+    turns: int = Field(description="turns processed")
+    dialogues_created: int = Field(description="Dialogue nodes created")
+    facts_created: int = Field(description="fact nodes created")
+    facts_superseded: int = Field(description="older facts superseded by new ones")
+    inferences: int = Field(description="inferences drawn")
+    inferences_withdrawn: int = Field(description="inferences withdrawn")
+    events: int = Field(description="Experience events created")
+    semantic_edges: int = Field(description="SEMANTIC relationships created")
+    seconds_by_stage: dict[str, float] = Field(description="time per track, seconds")
+
+
+class TurnsAccepted(ResponseBody):
+    """202: the turns are in the hot window; a task runs the write tracks."""
+
+    task_id: str = Field(description="the ingest task's id")
+    turns: list[TurnAccepted] = Field(description="per turn, in the order sent")
+
+
+class TurnsIngested(TurnsAccepted):
+    """200 (`wait`): the turns are in, and the write tracks have run."""
+
+    report: IngestReport = Field(description="what the write tracks did")
+
+
+# -- keys ------------------------------------------------------------------------------------------
+
+
+class KeyResponse(ResponseBody):
+    """An API key, never its secret."""
+
+    id: str = Field(description="the key's id (to revoke it)")
+    namespace: str | None = Field(description="the namespace the key is for (null for the bootstrap key)")
+    role: Role = Field(description="reader, writer or admin")
+    agent_id: str = Field(description="the agent its writes are recorded under")
+    label: str | None = Field(description="a note for people")
+    created_at: datetime | None = Field(description="when it was created")
+    expires_at: datetime | None = Field(description="when it stops working (null: never)")
+
+
+class CreatedKey(KeyResponse):
+    """A new key, with its secret shown this once."""
+
+    key: str = Field(description="the secret: send it as `Authorization: Bearer <key>`; only its hash is stored")
+
+
+class KeyList(ResponseBody):
+    """The keys a caller may see."""
+
+    items: list[KeyResponse] = Field(description="keys, never their secrets")
+
+
+class KeyRevoked(ResponseBody):
+    """A key was revoked."""
+
+    revoked: str = Field(description="the revoked key's id")
+
+
+# -- analytics -------------------------------------------------------------------------------------
+
+
+class CypherResult(ResponseBody):
+    """A read-only query's rows."""
+
+    columns: list[str] = Field(description="the result's columns, in order")
+    rows: list[dict[str, Any]] = Field(
+        description="one map per row; nodes as property maps with `_labels`, relationships with `_type`, "
+        "`_start`, `_end`"
+    )
+    truncated: bool = Field(description="true: more rows than `limit` matched; the rest were left out")
+    took_ms: float = Field(description="the query's duration (plan check included), ms")
+    query_type: str = Field(description="Neo4j's query type (r: read-only)")
+    limit: int = Field(description="rows at most")
+    name: str | None = Field(None, description="the named analytics query run, if one was")
+
+
+class QueryParameter(ResponseBody):
+    """A parameter of a named analytics query."""
+
+    name: str = Field(description="the parameter's name (`params` key)")
+    type: str = Field(description="int, float, str, bool, list or map")
+    default: Any = Field(description="the value used when it is not given")
+    description: str = Field(description="what it does")
+
+
+class AnalyticsQuery(ResponseBody):
+    """A named analytics query."""
+
+    name: str = Field(description="the query's name (CypherBody `name`)")
+    description: str = Field(description="what it answers")
+    parameters: list[QueryParameter] = Field(description="its parameters")
+
+
+class AnalyticsQueries(ResponseBody):
+    """The catalogue of named analytics queries."""
+
+    queries: list[AnalyticsQuery] = Field(description="every named query")
