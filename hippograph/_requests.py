@@ -22,6 +22,30 @@ from urllib.parse import quote
 import httpx
 from pydantic import BaseModel, ConfigDict
 
+from app.api.responses import (
+    AnalyticsQueries,
+    CreatedKey,
+    CypherResult,
+    HealthResponse,
+    ImportResponse,
+    KeyList,
+    KeyRevoked,
+    NamespaceDeleted,
+    NamespaceDetail,
+    NamespaceList,
+    NamespaceResponse,
+    NodeDetail,
+    NodeResponse,
+    PathResponse,
+    ReadinessResponse,
+    RecallResponse,
+    RelatedResponse,
+    Relationship,
+    TaskChainResponse,
+    TurnsAccepted,
+    TurnsIngested,
+)
+
 if TYPE_CHECKING:
     from collections.abc import Awaitable
 
@@ -133,9 +157,20 @@ def endpoint(method: Method, path: str, *, idempotent: bool) -> Callable[[Callab
 # How answers are read.
 
 
-def model(name: str) -> Callable[[httpx.Response], Any]:
+M = TypeVar("M", bound=BaseModel)
+
+
+@overload
+def model(declared: type[M]) -> Callable[[httpx.Response], M]: ...
+@overload
+def model(declared: str) -> Callable[[httpx.Response], Any]: ...
+def model(declared: type[BaseModel] | str) -> Callable[[httpx.Response], Any]:
+    """Reads the answer into a response model; by name for models of routes still being written on
+    other branches (`ApiObject` until the server package has them)."""
+
     def parse(response: httpx.Response) -> Any:
-        return response_model(name).model_validate_json(response.content)
+        found = response_model(declared) if isinstance(declared, str) else declared
+        return found.model_validate_json(response.content)
 
     return parse
 
@@ -188,15 +223,15 @@ def query(**fields: Any) -> list[tuple[str, str]]:
 
 
 @endpoint("GET", "/healthz", idempotent=True)
-def healthz() -> Call[Any]:
+def healthz() -> Call[HealthResponse]:
     """The process is up."""
-    return Call(model("HealthResponse"))
+    return Call(model(HealthResponse))
 
 
 @endpoint("GET", "/readyz", idempotent=False)  # its 503 is the answer, not a reason to wait
-def readyz() -> Call[Any]:
+def readyz() -> Call[ReadinessResponse]:
     """Every engine answers; raises `NotReady` (503) naming what is down."""
-    return Call(model("ReadinessResponse"))
+    return Call(model(ReadinessResponse))
 
 
 @endpoint("GET", "/metrics", idempotent=True)
@@ -209,30 +244,30 @@ def metrics() -> Call[str]:
 
 
 @endpoint("GET", "/v1/namespaces", idempotent=True)
-def list_namespaces() -> Call[Any]:
+def list_namespaces() -> Call[NamespaceList]:
     """The namespaces this key may see."""
-    return Call(model("NamespaceList"))
+    return Call(model(NamespaceList))
 
 
 @endpoint("PUT", "/v1/namespaces/{ns}", idempotent=True)
 def put_namespace(
     namespace: str | None = None, *, capacity: int | None = None, low_water_ratio: float | None = None
-) -> Call[Any]:
+) -> Call[NamespaceResponse]:
     """Create a namespace (bootstrap admin key) or update its settings (admin of it)."""
     settings = body(capacity=capacity, low_water_ratio=low_water_ratio)
-    return Call(model("NamespaceResponse"), namespace=namespace, json=settings or None)
+    return Call(model(NamespaceResponse), namespace=namespace, json=settings or None)
 
 
 @endpoint("GET", "/v1/namespaces/{ns}", idempotent=True)
-def get_namespace(namespace: str | None = None) -> Call[Any]:
+def get_namespace(namespace: str | None = None) -> Call[NamespaceDetail]:
     """The namespace's settings and node counts per type."""
-    return Call(model("NamespaceDetail"), namespace=namespace)
+    return Call(model(NamespaceDetail), namespace=namespace)
 
 
 @endpoint("DELETE", "/v1/namespaces/{ns}", idempotent=True)
-def delete_namespace(namespace: str | None = None) -> Call[Any]:
+def delete_namespace(namespace: str | None = None) -> Call[NamespaceDeleted]:
     """Erase the namespace (graph, vectors, hot state) and revoke its keys."""
-    return Call(model("NamespaceDeleted"), namespace=namespace)
+    return Call(model(NamespaceDeleted), namespace=namespace)
 
 
 # Memories, links, nodes.
@@ -261,13 +296,13 @@ def save_memory(
     valid_from: datetime | None = None,
     valid_to: datetime | None = None,
     event_time: datetime | None = None,
-) -> Call[Any]:
+) -> Call[NodeResponse]:
     """Save a memory of one of the nine types (`links`: `{"type", "target_id", "weight"?}`)."""
     fields = body(type=type, label=label, content=content, summary=summary, importance=importance, tags=tags,
                   links=links, id=id, source=source, agent_id=agent_id, private=private, confidence=confidence,
                   source_turn_ids=source_turn_ids, subject=subject, slot=slot, value=value, valid_from=valid_from,
                   valid_to=valid_to, event_time=event_time)  # fmt: skip
-    return Call(model("NodeResponse"), namespace=namespace, json=fields)
+    return Call(model(NodeResponse), namespace=namespace, json=fields)
 
 
 @endpoint("GET", "/v1/namespaces/{ns}/memories", idempotent=True)
@@ -280,13 +315,14 @@ def list_memories(
     agent_id: str | None = None,
     importance: str | None = None,
     tags: str | Sequence[str] | None = None,
+    include_forgotten: bool | None = None,
     limit: int | None = None,
     cursor: str | None = None,
 ) -> Call[Any]:
-    """One page of the namespace's memories, filtered; `next_cursor` asks for the next page."""
+    """One page of the namespace's memories, newest first, filtered; `next_cursor` asks for the next page."""
     params = query(type=_many(type), since=since, until=until, agent_id=agent_id, importance=importance,
-                   tags=_many(tags), limit=limit, cursor=cursor)  # fmt: skip
-    return Call(model("MemoryPage"), namespace=namespace, params=params)
+                   tags=_many(tags), include_forgotten=include_forgotten, limit=limit, cursor=cursor)  # fmt: skip
+    return Call(model("MemoryListing"), namespace=namespace, params=params)
 
 
 def _many(value: str | Sequence[str] | None) -> list[str] | None:
@@ -296,25 +332,25 @@ def _many(value: str | Sequence[str] | None) -> list[str] | None:
 @endpoint("POST", "/v1/namespaces/{ns}/links", idempotent=True)  # an existing link answers unchanged
 def add_link(
     source_id: str, target_id: str, type: str, *, weight: float | None = None, namespace: str | None = None  # noqa: A002
-) -> Call[Any]:
+) -> Call[Relationship]:
     """Add a relationship between two nodes."""
     fields = body(source_id=source_id, target_id=target_id, type=type, weight=weight)
-    return Call(model("Relationship"), namespace=namespace, json=fields)
+    return Call(model(Relationship), namespace=namespace, json=fields)
 
 
 @endpoint("GET", "/v1/namespaces/{ns}/nodes/{node_id}", idempotent=True)
-def get_node(node_id: str, *, namespace: str | None = None) -> Call[Any]:
+def get_node(node_id: str, *, namespace: str | None = None) -> Call[NodeDetail]:
     """A node with its full content, tags and relationships."""
-    return Call(model("NodeDetail"), path_params={"node_id": node_id}, namespace=namespace)
+    return Call(model(NodeDetail), path_params={"node_id": node_id}, namespace=namespace)
 
 
 @endpoint("PATCH", "/v1/namespaces/{ns}/nodes/{node_id}", idempotent=True)  # raise-only importance, tags replaced
 def patch_node(
     node_id: str, *, importance: str | None = None, tags: Sequence[str] | None = None, namespace: str | None = None
-) -> Call[Any]:
+) -> Call[NodeResponse]:
     """Raise a node's importance (never lower) and/or replace its tags."""
     fields = body(importance=importance, tags=tags)
-    return Call(model("NodeDetail"), path_params={"node_id": node_id}, namespace=namespace, json=fields)
+    return Call(model(NodeResponse), path_params={"node_id": node_id}, namespace=namespace, json=fields)
 
 
 @endpoint("DELETE", "/v1/namespaces/{ns}/nodes/{node_id}", idempotent=True)
@@ -336,9 +372,11 @@ IMPORT_MEDIA_TYPES = {"json": "application/json", "graphml": "application/graphm
 
 
 @endpoint("POST", "/v1/namespaces/{ns}/import", idempotent=False)  # a repeat of a done import is a conflict
-def import_namespace(data: bytes, *, format: ExportFormat = "json", namespace: str | None = None) -> Call[Any]:  # noqa: A002
+def import_namespace(
+    data: bytes, *, format: ExportFormat = "json", namespace: str | None = None  # noqa: A002
+) -> Call[ImportResponse]:
     """Load an export into an existing, empty namespace (all or nothing)."""
-    return Call(model("ImportResponse"), namespace=namespace, params=query(format=format), content=data,
+    return Call(model(ImportResponse), namespace=namespace, params=query(format=format), content=data,
                 headers={"Content-Type": IMPORT_MEDIA_TYPES[format]})  # fmt: skip
 
 
@@ -346,10 +384,12 @@ def import_namespace(data: bytes, *, format: ExportFormat = "json", namespace: s
 
 
 @endpoint("POST", "/v1/namespaces/{ns}/turns", idempotent=True)  # the server dedups (session_id, turn_id)
-def post_turns(turns: Sequence[Mapping[str, Any]], *, wait: bool = False, namespace: str | None = None) -> Call[Any]:
+def post_turns(
+    turns: Sequence[Mapping[str, Any]], *, wait: bool = False, namespace: str | None = None
+) -> Call[TurnsAccepted]:
     """Conversation turns (`{"session_id", "turn_id", "speaker", "text", "timestamp"?, "metadata"?}`):
     202 with a batch id, or with `wait` once every write track has run (then with its report)."""
-    return Call(model("TurnsIngested" if wait else "TurnsAccepted"), namespace=namespace,
+    return Call(model(TurnsIngested if wait else TurnsAccepted), namespace=namespace,
                 json=body(turns=list(turns), wait=wait or None))  # fmt: skip
 
 
@@ -375,19 +415,19 @@ def recall(
     now: datetime | None = None,
     agent_id: str | None = None,
     agent_ids: Sequence[str] | None = None,
-) -> Call[Any]:
+) -> Call[RecallResponse]:
     """Memory cards for a query, best first."""
     fields = body(query=query, top_k=top_k, mode=mode, include_history=include_history, token_budget=token_budget,
                   as_of=as_of, now=now, agent_id=agent_id, agent_ids=agent_ids)  # fmt: skip
-    return Call(model("RecallResponse"), namespace=namespace, json=fields)
+    return Call(model(RecallResponse), namespace=namespace, json=fields)
 
 
 @endpoint("GET", "/v1/namespaces/{ns}/nodes/{node_id}/related", idempotent=True)
 def related(
     node_id: str, *, depth: int | None = None, limit: int | None = None, namespace: str | None = None
-) -> Call[Any]:
+) -> Call[RelatedResponse]:
     """A node's neighbourhood, nearest and strongest first."""
-    return Call(model("RelatedResponse"), path_params={"node_id": node_id}, namespace=namespace,
+    return Call(model(RelatedResponse), path_params={"node_id": node_id}, namespace=namespace,
                 params=query(depth=depth, limit=limit))  # fmt: skip
 
 
@@ -399,10 +439,10 @@ def chain(
     task_id: str | None = None,
     limit: int | None = None,
     namespace: str | None = None,
-) -> Call[Any]:
+) -> Call[PathResponse | TaskChainResponse]:
     """`from_id` + `to_id`: the shortest path between two nodes; `task_id`: the task's chain."""
     fields = body(from_id=from_id, to_id=to_id, task_id=task_id, limit=limit)
-    return Call(model("TaskChainResponse" if task_id is not None else "PathResponse"), namespace=namespace, json=fields)
+    return Call(model(TaskChainResponse if task_id is not None else PathResponse), namespace=namespace, json=fields)
 
 
 # Keys.
@@ -411,22 +451,22 @@ def chain(
 @endpoint("POST", "/v1/keys", idempotent=False)  # each call makes a new key
 def create_key(
     namespace: str, role: str, agent_id: str, *, label: str | None = None, expires_at: datetime | None = None
-) -> Call[Any]:
+) -> Call[CreatedKey]:
     """A new key with one role on one namespace; its secret (`key`) is shown this once."""
     fields = body(namespace=namespace, role=role, agent_id=agent_id, label=label, expires_at=expires_at)
-    return Call(model("CreatedKey"), json=fields)
+    return Call(model(CreatedKey), json=fields)
 
 
 @endpoint("GET", "/v1/keys", idempotent=True)
-def list_keys() -> Call[Any]:
+def list_keys() -> Call[KeyList]:
     """The keys this key may see, never their secrets."""
-    return Call(model("KeyList"))
+    return Call(model(KeyList))
 
 
 @endpoint("DELETE", "/v1/keys/{key_id}", idempotent=True)
-def revoke_key(key_id: str) -> Call[Any]:
+def revoke_key(key_id: str) -> Call[KeyRevoked]:
     """Revoke a key."""
-    return Call(model("KeyRevoked"), path_params={"key_id": key_id})
+    return Call(model(KeyRevoked), path_params={"key_id": key_id})
 
 
 # Analytics.
@@ -440,16 +480,16 @@ def cypher(
     params: Mapping[str, Any] | None = None,
     limit: int | None = None,
     namespace: str | None = None,
-) -> Call[Any]:
+) -> Call[CypherResult]:
     """A read-only Cypher `query` (use `$namespace`) or the named analytics query `name`."""
     fields = body(query=query, name=name, params=params, limit=limit)
-    return Call(model("CypherResult"), namespace=namespace, json=fields)
+    return Call(model(CypherResult), namespace=namespace, json=fields)
 
 
 @endpoint("GET", "/v1/namespaces/{ns}/cypher/queries", idempotent=True)
-def cypher_queries(*, namespace: str | None = None) -> Call[Any]:
+def cypher_queries(*, namespace: str | None = None) -> Call[AnalyticsQueries]:
     """The named analytics queries with their parameters."""
-    return Call(model("AnalyticsQueries"), namespace=namespace)
+    return Call(model(AnalyticsQueries), namespace=namespace)
 
 
 # Tools for models.

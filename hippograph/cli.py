@@ -188,8 +188,8 @@ def namespaces_list(as_json: Annotated[bool, typer.Option("--json", help="print 
     if as_json:
         print_json(items)
         return
-    columns = sorted({key for item in items for key in item}, key=lambda c: (c != "namespace", c))
-    out.print(table(items, columns or ["namespace"], "namespaces"))
+    columns = sorted({key for item in items for key in item}, key=lambda c: (c != "name", c))
+    out.print(table(items, columns or ["name"], "namespaces"))
 
 
 @namespaces_app.command("create")
