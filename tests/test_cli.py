@@ -1,0 +1,181 @@
+"""The `hippograph` command (`python -m hippograph.cli`, what the console script runs) as a
+subprocess against the live API: a LoCoMo ingest killed halfway and run again ends with every turn
+exactly once; the progress bar on a terminal; tables of recall and cypher; keys; namespaces;
+export/import; errors without tracebacks."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hippograph.client import Hippograph
+from hippograph.ingest import plan_batches, read_sessions
+from tests.conftest import REPO, TEST_ADMIN_KEY
+
+LOCOMO_DEV = REPO / "tests" / "data" / "locomo" / "hippograph_dev.json"
+CLI = [sys.executable, "-m", "hippograph.cli"]
+
+
+def cli_env(url: str, namespace: str, key: str = TEST_ADMIN_KEY, **extra: str) -> dict[str, str]:
+    return {**os.environ, "HIPPOGRAPH_URL": url, "HIPPOGRAPH_API_KEY": key, "HIPPOGRAPH_NAMESPACE": namespace,
+            "COLUMNS": "200", **extra}  # fmt: skip
+
+
+def run_cli(
+    url: str, namespace: str, *args: str, key: str = TEST_ADMIN_KEY, **extra: str
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*CLI, *args], env=cli_env(url, namespace, key, **extra), cwd=REPO, capture_output=True,
+                          text=True, timeout=900)  # fmt: skip
+
+
+@pytest.fixture
+def admin(live_api: str, namespace: str) -> Any:
+    with Hippograph(live_api, TEST_ADMIN_KEY, namespace=namespace) as client:
+        client.put_namespace()
+        yield client
+
+
+def test_ingest_killed_halfway_then_rerun_has_every_turn_once(
+    live_api: str, admin: Any, worker: Any, namespace: str, cypher: Any, tmp_path: Path
+) -> None:
+    _, sessions = read_sessions(LOCOMO_DEV)
+    expected = Counter((t["session_id"], t["turn_id"]) for session in sessions for t in session)
+    assert len(expected) == sum(expected.values()) > 900  # the dev file: every (session, turn) once
+    batch_size = 25
+    total_batches = len(plan_batches(sessions, batch_size))
+    checkpoint = tmp_path / "progress.json"
+    args = ["ingest", str(LOCOMO_DEV), "--batch-size", str(batch_size), "--wait", "--checkpoint", str(checkpoint)]
+
+    first = subprocess.Popen([*CLI, *args], env=cli_env(live_api, namespace), cwd=REPO,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
+    deadline = time.monotonic() + 600
+    done_at_kill = 0
+    while time.monotonic() < deadline and first.poll() is None:
+        if checkpoint.exists() and len(json.loads(checkpoint.read_text())["done"]) >= 2:
+            first.send_signal(signal.SIGKILL)
+            break
+        time.sleep(0.02)
+    assert first.wait(timeout=60) == -signal.SIGKILL, first.stderr.read().decode() if first.stderr else ""
+    done_at_kill = len(json.loads(checkpoint.read_text())["done"])
+    assert 2 <= done_at_kill < total_batches
+
+    rerun = run_cli(live_api, namespace, *args)
+    assert rerun.returncode == 0, rerun.stderr
+    assert f"{total_batches} batches; {done_at_kill} already sent" in rerun.stderr, rerun.stderr
+    assert f"done: {total_batches - done_at_kill} batches sent" in rerun.stderr, rerun.stderr
+    assert "Traceback" not in rerun.stderr
+    assert len(json.loads(checkpoint.read_text())["done"]) == total_batches
+
+    rows = cypher("MATCH (d:Dialogue {namespace: $ns}) RETURN d.session_id AS s, d.turn_id AS t, count(*) AS n",
+                  ns=namespace)  # fmt: skip
+    stored = Counter({(row["s"], row["t"]): row["n"] for row in rows})
+    assert stored == expected  # every turn of the file, exactly once
+
+    again = run_cli(live_api, namespace, *args)  # everything acknowledged: nothing is sent
+    assert again.returncode == 0 and f"{total_batches} already sent" in again.stderr, again.stderr
+
+
+def _turns_file(tmp_path: Path, count: int) -> Path:
+    path = tmp_path / "turns.jsonl"
+    lines = [json.dumps({"session_id": "s1", "turn_id": str(n), "speaker": "Ann", "text": f"Line {n} of the talk"})
+             for n in range(1, count + 1)]  # fmt: skip
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_the_progress_bar_is_drawn_on_a_terminal_and_plain_lines_elsewhere(
+    live_api: str, admin: Any, namespace: str, tmp_path: Path
+) -> None:
+    path = _turns_file(tmp_path, 3)
+    args = [*CLI, "ingest", str(path), "--no-poll", "--checkpoint", str(tmp_path / "tty.progress")]
+    master, slave = pty.openpty()
+    process = subprocess.Popen(args, env=cli_env(live_api, namespace, TERM="xterm-256color"), cwd=REPO,
+                               stdin=slave, stdout=slave, stderr=slave, close_fds=True)  # fmt: skip
+    os.close(slave)
+    output = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        output += chunk
+    os.close(master)
+    assert process.wait(timeout=120) == 0, output.decode(errors="replace")
+    shown = output.decode(errors="replace")
+    assert "━" in shown and "3/3" in shown, shown  # rich's bar and its M-of-N column
+
+    plain = run_cli(live_api, namespace, "ingest", str(path), "--no-poll", "--checkpoint", str(tmp_path / "plain"))
+    assert plain.returncode == 0, plain.stderr
+    assert "batch 1/1: 3 turns, 0 new (3/3 turns)" in plain.stderr and "━" not in plain.stderr, plain.stderr
+
+
+def test_recall_and_cypher_tables(live_api: str, admin: Any, namespace: str) -> None:
+    admin.save_memory("Knowledge", "Ann's editor", "Ann writes her reports in the Vim editor", id="knowledge:vim")
+    recalled = run_cli(live_api, namespace, "recall", "Which editor does Ann use?", "--top-k", "3")
+    assert recalled.returncode == 0, recalled.stderr
+    assert "cards for 'Which editor does Ann use?'" in recalled.stdout and "Knowledge" in recalled.stdout
+    assert "Vim" in recalled.stdout, recalled.stdout
+
+    query = "MATCH (m:Memory {namespace: $namespace}) RETURN m.id AS id, m.label AS label"
+    table = run_cli(live_api, namespace, "cypher", query)
+    assert table.returncode == 0, table.stderr
+    assert "1 rows" in table.stdout and "knowledge:vim" in table.stdout and "Ann's editor" in table.stdout
+    listed = run_cli(live_api, namespace, "cypher", "--list")
+    name = admin.cypher_queries().queries[0].name
+    assert listed.returncode == 0 and name in listed.stdout, listed.stderr
+    named = run_cli(live_api, namespace, "cypher", "--name", name, "--json")
+    assert named.returncode == 0 and "rows" in json.loads(named.stdout), named.stderr
+
+    refused = run_cli(live_api, namespace, "cypher", "MATCH (m:Memory {namespace: $namespace}) DETACH DELETE m")
+    assert refused.returncode == 1 and "cypher_refused" in refused.stderr, refused.stderr
+    assert "Traceback" not in refused.stderr
+
+
+def test_keys_and_namespaces(live_api: str, admin: Any, namespace: str) -> None:
+    created = run_cli(live_api, namespace, "keys", "create", "reader", "cli-agent", "--label", "from the cli")
+    assert created.returncode == 0, created.stderr
+    key = json.loads(created.stdout)
+    assert key["role"] == "reader" and key["namespace"] == namespace and key["key"]
+    listed = run_cli(live_api, namespace, "keys", "list", "--json")
+    assert key["id"] in [item["id"] for item in json.loads(listed.stdout)]
+    as_reader = run_cli(live_api, namespace, "namespaces", "show", key=key["key"])
+    assert as_reader.returncode == 0 and json.loads(as_reader.stdout)["name"] == namespace, as_reader.stderr
+    revoked = run_cli(live_api, namespace, "keys", "revoke", key["id"])
+    assert revoked.returncode == 0 and json.loads(revoked.stdout) == {"revoked": key["id"]}
+    refused = run_cli(live_api, namespace, "namespaces", "show", key=key["key"])
+    assert refused.returncode == 1 and "unauthorized" in refused.stderr and "Traceback" not in refused.stderr
+
+    other = f"{namespace}-2"
+    assert run_cli(live_api, namespace, "namespaces", "create", other, "--capacity", "500").returncode == 0
+    table = run_cli(live_api, namespace, "namespaces", "list")
+    assert other in table.stdout and "500" in table.stdout, table.stdout
+    assert json.loads(run_cli(live_api, other, "namespaces", "show").stdout)["capacity"] == 500
+    deleted = run_cli(live_api, namespace, "namespaces", "delete", other, "--yes")
+    assert deleted.returncode == 0, deleted.stderr
+    missing = run_cli(live_api, namespace, "namespaces", "show", other)
+    assert missing.returncode == 1 and "not_found" in missing.stderr and "Traceback" not in missing.stderr
+
+
+def test_export_then_import(live_api: str, admin: Any, namespace: str, tmp_path: Path) -> None:
+    admin.save_memory("Knowledge", "Ann's editor", "Ann writes her reports in Vim", id="knowledge:vim")
+    path = tmp_path / "export.json"
+    exported = run_cli(live_api, namespace, "export", "-o", str(path))
+    assert exported.returncode == 0 and b"knowledge:vim" in path.read_bytes(), exported.stderr
+    target = f"{namespace}-copy"
+    admin.put_namespace(target)
+    imported = run_cli(live_api, target, "import", str(path))
+    assert imported.returncode == 0 and json.loads(imported.stdout)["imported"]["nodes"] >= 1, imported.stderr
+    assert admin.get_node("knowledge:vim", namespace=target).content == "Ann writes her reports in Vim"
+    admin.delete_namespace(target)
