@@ -197,8 +197,13 @@ def api(runtime) -> Iterator:  # type: ignore[no-untyped-def]
     from fastapi.testclient import TestClient
 
     from app.api.main import create_app
+    from tests.response_contract import ResponseContract
 
-    with TestClient(create_app(runtime=runtime), headers=admin_headers()) as client:
+    app = create_app(runtime=runtime)
+    # Every response any test receives through `api` must be what /openapi.json declares for it.
+    contract = ResponseContract(app.openapi())
+    with TestClient(app, headers=admin_headers()) as client:
+        client.event_hooks["response"].append(contract.check)
         yield client
 
 

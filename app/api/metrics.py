@@ -9,14 +9,14 @@ from fastapi import APIRouter, Request, Response
 from app.observability.metrics import CONTENT_TYPE
 
 router = APIRouter(tags=["health"])
+MEDIA_TYPE = CONTENT_TYPE.split(";", 1)[0]
 
 
 @router.get(
     "/metrics",
     response_class=Response,
-    responses={
-        200: {"description": "the Prometheus text format", "content": {CONTENT_TYPE: {"schema": {"type": "string"}}}}
-    },
+    # The media type without its parameters (version, charset): the form OpenAPI tools match on.
+    responses={200: {"description": CONTENT_TYPE, "content": {MEDIA_TYPE: {"schema": {"type": "string"}}}}},
 )
 def metrics(request: Request) -> Response:
     """Every metric of this process; engine availability and queue depth are read now (within the

@@ -260,6 +260,9 @@ class MemoryCard(ResponseBody):
     superseded_by: str | None = Field(None, description="a superseded fact (include_history): what replaced it")
     withdrawn: bool | None = Field(None, description="a withdrawn inference (include_history)")
     inferred: bool | None = Field(None, description="true for inferences drawn by the rules")
+    merged_ids: list[str] | None = Field(
+        None, description="duplicates folded into this card (the same fact or summary): their ids"
+    )
     source_turn_ids: list[str] = Field(description="the conversation turns it was learned from")
     explain: dict[str, float] = Field(description="the parts of the score (text, vector, activation, recency, ...)")
 

@@ -25,38 +25,68 @@ class Strict(BaseModel):
 
 
 class NamespaceBody(Strict):
+    """Settings of a namespace (PUT creates it or changes them); absent ones keep their value."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{"capacity": 100000, "low_water_ratio": 0.9}]})
+
     capacity: int | None = Field(None, ge=1, description="node capacity before pruning (default 100000)")
     low_water_ratio: float | None = Field(None, gt=0.0, le=1.0, description="pruning target (default 0.9)")
 
 
 class LinkSpec(Strict):
-    type: RelType
-    target_id: Text
-    weight: Weight | None = None
+    """A relationship from the memory being saved to an existing node."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{"type": "REFERENCE", "target_id": "person:alice"}]})
+
+    type: RelType = Field(description="the relationship type")
+    target_id: Text = Field(description="the existing node it points to")
+    weight: Weight | None = Field(None, description="learned types: strength in (0, 1] (default 1)")
 
 
 class MemoryBody(Strict):
-    type: NodeType
-    label: str = Field(min_length=1, max_length=500)
-    content: str = Field(min_length=1, max_length=MAX_CONTENT_CHARS)
-    summary: str | None = Field(None, max_length=SUMMARY_MAX_CHARS)
+    """A memory to save, of any of the nine node types."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "type": "Knowledge",
+                    "label": "Database choice",
+                    "content": "The team chose Postgres 16 for the billing service.",
+                    "importance": "FACT",
+                    "tags": ["billing", "database"],
+                }
+            ]
+        }
+    )
+
+    type: NodeType = Field(description="the node type")
+    label: str = Field(min_length=1, max_length=500, description="a short name")
+    content: str = Field(min_length=1, max_length=MAX_CONTENT_CHARS, description="the full text")
+    summary: str | None = Field(
+        None, max_length=SUMMARY_MAX_CHARS, description="what recall shows (default: derived from the content)"
+    )
     importance: Importance | None = Field(None, description="default: detected by the importance rules")
-    tags: list[Text] = Field(default_factory=list, max_length=64)
-    links: list[LinkSpec] = Field(default_factory=list, max_length=256)
+    tags: list[Text] = Field(default_factory=list, max_length=64, description="the caller's tags")
+    links: list[LinkSpec] = Field(
+        default_factory=list, max_length=256, description="relationships to existing nodes, created with it"
+    )
     id: Text | None = Field(None, description="'<type>:<key>'; default derived from type, label and content")
-    source: Source = Source.AGENT
+    source: Source = Field(Source.AGENT, description="where it comes from")
     agent_id: Text | None = Field(
         None, description="default: the key's agent; only the bootstrap admin may name another"
     )
     private: bool = Field(False, description="seen only by keys of the writing agent (and admins of the namespace)")
-    confidence: float = Field(1.0, ge=0.0, le=1.0)
-    source_turn_ids: list[Text] = Field(default_factory=list, max_length=1000)
-    subject: Text | None = None
-    slot: Text | None = None
-    value: str | None = Field(None, max_length=2000)
-    valid_from: AwareDatetime | None = None
-    valid_to: AwareDatetime | None = None
-    event_time: AwareDatetime | None = None
+    confidence: float = Field(1.0, ge=0.0, le=1.0, description="0-1: how sure the memory is")
+    source_turn_ids: list[Text] = Field(
+        default_factory=list, max_length=1000, description="the conversation turns it was learned from"
+    )
+    subject: Text | None = Field(None, description="a fact: whom or what it is about")
+    slot: Text | None = Field(None, description="a fact: what about the subject it states (a newer value supersedes)")
+    value: str | None = Field(None, max_length=2000, description="a fact: its value")
+    valid_from: AwareDatetime | None = Field(None, description="a fact: from when it holds (default: now)")
+    valid_to: AwareDatetime | None = Field(None, description="a fact: until when it held")
+    event_time: AwareDatetime | None = Field(None, description="an event: when it happened")
 
     def to_domain(self, agent_id: str | None = None) -> NewMemory:
         """`agent_id`: the agent the write is recorded under (the key's; see access.writing_agent)."""
@@ -84,15 +114,25 @@ class MemoryBody(Strict):
 
 
 class LinkBody(Strict):
-    source_id: Text
-    target_id: Text
-    type: RelType
-    weight: Weight | None = None
+    """A relationship to add between two existing nodes."""
+
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{"source_id": "task:deploy", "target_id": "task:test", "type": "DEPENDENCY"}]}
+    )
+
+    source_id: Text = Field(description="the start node's id")
+    target_id: Text = Field(description="the end node's id")
+    type: RelType = Field(description="the relationship type")
+    weight: Weight | None = Field(None, description="learned types: strength in (0, 1] (default 1)")
 
 
 class NodePatchBody(Strict):
+    """What to change on a node: give importance and/or tags."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{"importance": "MUST_REMEMBER", "tags": ["billing"]}]})
+
     importance: Importance | None = Field(None, description="raise only")
-    tags: list[Text] | None = Field(None, max_length=64)
+    tags: list[Text] | None = Field(None, max_length=64, description="the new tags (they replace the old ones)")
 
 
 MAX_TURN_BYTES = 64 * 1024
@@ -100,12 +140,23 @@ MAX_TURNS_PER_BATCH = 1000
 
 
 class TurnBody(Strict):
-    session_id: Text
-    turn_id: Text
-    speaker: Text
-    text: str = Field(min_length=1)
+    """One conversation turn."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {"session_id": "s1", "turn_id": "t1", "speaker": "Alice", "text": "I moved to Berlin last week.",
+                 "timestamp": "2024-05-15T10:00:00+00:00"}
+            ]
+        }
+    )  # fmt: skip
+
+    session_id: Text = Field(description="the conversation it belongs to")
+    turn_id: Text = Field(description="unique within the session: resending it creates nothing new")
+    speaker: Text = Field(description="who said it")
+    text: str = Field(min_length=1, description=f"what was said (at most {MAX_TURN_BYTES} bytes of UTF-8)")
     timestamp: datetime | None = Field(None, description="ISO 8601; without an offset it is taken as UTC; default now")
-    metadata: dict[str, Any] | None = None
+    metadata: dict[str, Any] | None = Field(None, description="free-form, stored with the turn")
 
     @field_validator("text")
     @classmethod
@@ -125,7 +176,21 @@ class TurnBody(Strict):
 
 
 class TurnsBody(Strict):
-    turns: list[TurnBody] = Field(min_length=1, max_length=MAX_TURNS_PER_BATCH)
+    """A batch of conversation turns."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {"turns": [{"session_id": "s1", "turn_id": "t1", "speaker": "Alice",
+                            "text": "I moved to Berlin last week.", "timestamp": "2024-05-15T10:00:00+00:00"}],
+                 "wait": False}
+            ]
+        }
+    )  # fmt: skip
+
+    turns: list[TurnBody] = Field(
+        min_length=1, max_length=MAX_TURNS_PER_BATCH, description=f"1-{MAX_TURNS_PER_BATCH} turns, in order"
+    )
     wait: bool = Field(False, description="answer 200 only when every track has run for these turns")
 
 
@@ -135,8 +200,14 @@ def _utc(value: datetime | None) -> datetime | None:
 
 
 class RecallBody(Strict):
-    query: str = Field(min_length=1, max_length=4000)
-    top_k: int = Field(10, ge=1, le=100)
+    """A recall: what to look for, how many cards, and how."""
+
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{"query": "Where does Alice live now?", "top_k": 5, "token_budget": 800}]}
+    )
+
+    query: str = Field(min_length=1, max_length=4000, description="what to recall, in plain words")
+    top_k: int = Field(10, ge=1, le=100, description="cards at most")
     mode: Literal["local", "global"] = Field("local", description="local: the current work; global: the big picture")
     include_history: bool = Field(False, description="also superseded facts and withdrawn inferences")
     token_budget: int | None = Field(None, ge=1, le=100_000, description="cut the cards to fit this many tokens")
@@ -176,13 +247,29 @@ class RecallBody(Strict):
 
 
 class ChainBody(Strict):
+    """Either `from_id` and `to_id` (the shortest path) or `task_id` (the task's chain)."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [{"from_id": "person:alice", "to_id": "task:deploy"}, {"task_id": "task:deploy"}]
+        }
+    )
+
     from_id: Text | None = Field(None, description="with to_id: the shortest path between two nodes")
-    to_id: Text | None = None
+    to_id: Text | None = Field(None, description="with from_id: where the path ends")
     task_id: Text | None = Field(None, description="alone: the task's chain")
-    limit: int = Field(50, ge=1, le=200)
+    limit: int = Field(50, ge=1, le=200, description="a task chain's nodes at most")
 
 
 class KeyBody(Strict):
+    """A new API key: one role on one namespace, for one agent."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [{"namespace": "team-a", "role": "writer", "agent_id": "planner", "label": "the planner agent"}]
+        }
+    )
+
     namespace: str = Field(min_length=1, max_length=64, description="the one namespace the key is for")
     role: Role = Field(description="reader: recall and reads; writer: + writes; admin: + deletes, import, keys")
     agent_id: Text = Field(description="the agent every write made with this key is recorded under")
@@ -193,6 +280,15 @@ class KeyBody(Strict):
 class CypherBody(Strict):
     """A read-only query on one namespace: the caller's Cypher (`query`) or a named analytics query
     (`name`, see GET …/cypher/queries). `$namespace` is bound by the server."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {"query": "MATCH (m:Memory {namespace: $namespace}) RETURN m.id AS id LIMIT 5"},
+                {"name": "most_activated_concepts", "params": {"limit": 10}},
+            ]
+        }
+    )
 
     query: str | None = Field(None, min_length=1, max_length=100_000, description="Cypher; use $namespace")
     name: str | None = Field(None, min_length=1, max_length=100, description="a named analytics query")
