@@ -20,8 +20,12 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from fastapi.testclient import TestClient
 
 REPO = Path(__file__).resolve().parents[1]
 TEST_SERVICES_DIR = REPO / "data" / "test-services"
@@ -197,13 +201,7 @@ def api(runtime) -> Iterator:  # type: ignore[no-untyped-def]
     from fastapi.testclient import TestClient
 
     from app.api.main import create_app
-    from tests.response_contract import ResponseContract
-
-    app = create_app(runtime=runtime)
-    # Every response any test receives through `api` must be what /openapi.json declares for it.
-    contract = ResponseContract(app.openapi())
-    with TestClient(app, headers=admin_headers()) as client:
-        client.event_hooks["response"].append(contract.check)
+    with checked(TestClient(create_app(runtime=runtime), headers=admin_headers())) as client:
         yield client
 
 
@@ -232,6 +230,16 @@ def live_api(runtime, unused_port: int) -> Iterator[str]:  # type: ignore[no-unt
     yield f"http://127.0.0.1:{config.port}"
     server.should_exit = True
     thread.join(timeout=30)
+
+
+def checked(client: TestClient) -> TestClient:
+    """`client` (of the app) checking every response it receives against what /openapi.json declares
+    for it (tests/response_contract.py): each request of the suite is also a contract test."""
+    from tests.response_contract import ResponseContract
+
+    contract = ResponseContract(client.app.openapi())  # type: ignore[attr-defined]
+    client.event_hooks["response"].append(contract.check)
+    return client
 
 
 def admin_headers(key: str = TEST_ADMIN_KEY) -> dict[str, str]:

@@ -24,7 +24,7 @@ from app.analytics.guard import CypherRefused
 from app.analytics.values import ValueConverter
 from app.domain.decay import SOFT_FORGET_THRESHOLD
 from app.domain.model import prune_weight_table
-from tests.conftest import admin_headers, make_settings
+from tests.conftest import admin_headers, checked, make_settings
 
 S1 = "2024-05-15T10:00:00+00:00"
 
@@ -54,7 +54,7 @@ def engines(services, embedder, celery_configured, tmp_path_factory) -> Iterator
     suffix = uuid.uuid4().hex[:10]
     found = Engines(None, runtime, f"cy-a-{suffix}", f"cy-b-{suffix}", f"SECRETB{suffix}")
     try:
-        with TestClient(create_app(runtime=runtime), headers=admin_headers()) as client:
+        with checked(TestClient(create_app(runtime=runtime), headers=admin_headers())) as client:
             found.client = client
             for ns in (found.a, found.b):
                 assert client.put(f"/v1/namespaces/{ns}").status_code == 201
@@ -393,7 +393,7 @@ def test_a_slow_query_is_stopped_at_the_timeout(services, embedder, celery_confi
     settings = make_settings(services, tmp_path, HIPPOGRAPH_CYPHER_TIMEOUT="0.2")
     runtime = Runtime.open(settings, host_jobs=False, embedder=embedder)
     try:
-        with TestClient(create_app(runtime=runtime), headers=admin_headers()) as client:
+        with checked(TestClient(create_app(runtime=runtime), headers=admin_headers())) as client:
             ns = f"cy-t-{uuid.uuid4().hex[:8]}"
             client.put(f"/v1/namespaces/{ns}")
             response = _cypher(

@@ -26,7 +26,7 @@ from app.api.errors import ENGINE_RETRY_AFTER_S
 from app.api.main import create_app
 from app.errors import EngineUnavailable, HippographError
 from app.runtime import Runtime
-from tests.conftest import Services, docker_available, make_settings, run_script
+from tests.conftest import Services, checked, docker_available, make_settings, run_script
 
 SEED_NODE_ID = "knowledge:outage-seed"
 KEY_ID = "key-outage-test"
@@ -102,7 +102,7 @@ def private_neo4j(tmp_path: Path, unused_port: int) -> Iterator[PrivateNeo4j]:
 def _open_api(settings, embedder) -> tuple[Runtime, TestClient]:  # type: ignore[no-untyped-def]
     runtime = Runtime.open(settings, host_jobs=False, embedder=embedder)
     admin_key = settings.admin_key.get_secret_value()
-    client = TestClient(create_app(runtime=runtime), headers={"Authorization": f"Bearer {admin_key}"})
+    client = checked(TestClient(create_app(runtime=runtime), headers={"Authorization": f"Bearer {admin_key}"}))
     return runtime, client
 
 

@@ -4,12 +4,13 @@ from fastapi.testclient import TestClient
 
 from app.api.main import create_app
 from app.runtime import Runtime
+from tests.conftest import checked
 
 
 def test_healthz_and_readyz_report_every_engine_ok(settings, embedder) -> None:
     runtime = Runtime.open(settings, host_jobs=False, embedder=embedder)
     try:
-        with TestClient(create_app(runtime=runtime)) as client:
+        with checked(TestClient(create_app(runtime=runtime))) as client:
             assert client.get("/healthz").json() == {"status": "ok"}
             response = client.get("/readyz")
             assert response.status_code == 200, response.text
@@ -37,7 +38,7 @@ def test_start_up_objects_are_kept_out_of_the_collector(settings, embedder) -> N
 def test_unknown_route_uses_the_error_shape(settings, embedder) -> None:
     runtime = Runtime.open(settings, host_jobs=False, embedder=embedder)
     try:
-        with TestClient(create_app(runtime=runtime)) as client:
+        with checked(TestClient(create_app(runtime=runtime))) as client:
             response = client.get("/nope", headers={"X-Request-ID": "req-123"})
             assert response.status_code == 404
             assert response.json() == {
@@ -52,7 +53,7 @@ def test_readyz_names_redis_when_it_is_unreachable(settings, embedder, unused_po
     broken = settings.model_copy(update={"redis_url": f"redis://127.0.0.1:{unused_port}/0"})
     runtime = Runtime.open(broken, host_jobs=False, embedder=embedder)
     try:
-        with TestClient(create_app(runtime=runtime)) as client:
+        with checked(TestClient(create_app(runtime=runtime))) as client:
             response = client.get("/readyz")
             assert response.status_code == 503
             body = response.json()

@@ -284,7 +284,6 @@ class CypherBody(Strict):
     model_config = ConfigDict(
         json_schema_extra={
             "examples": [
-                {"query": "MATCH (m:Memory {namespace: $namespace}) RETURN m.id AS id LIMIT 5"},
                 {"name": "most_activated_concepts", "params": {"limit": 10}},
             ]
         }
