@@ -11,6 +11,7 @@ from app.domain.inputs import NewLink, NewMemory
 from app.domain.keys import EVERYTHING, Role, Viewer
 from app.domain.model import SUMMARY_MAX_CHARS, Importance, NodeType, RelType, Source
 from app.domain.turns import Turn
+from app.recall.listing import ListingFilter
 from app.recall.service import RecallRequest
 
 MAX_CONTENT_CHARS = 64 * 1024
@@ -200,3 +201,33 @@ class CypherBody(Strict):
         if (self.query is None) == (self.name is None):
             raise ValueError("give either `query` or `name`")
         return self
+
+
+class MemorySearchQuery(Strict):
+    """Filters of the memory listing (query parameters of GET …/memories; the memory_search tool's
+    arguments). Every filter narrows; none given lists every memory, newest first."""
+
+    type: list[NodeType] | None = Field(
+        None, max_length=9, description="only these memory types (repeat the parameter for several)"
+    )
+    since: datetime | None = Field(None, description="created at or after this time (ISO 8601; without an offset: UTC)")
+    until: datetime | None = Field(None, description="created before this time (ISO 8601; without an offset: UTC)")
+    agent_id: Text | None = Field(None, description="only memories written by this agent")
+    importance: Importance | None = Field(None, description="this importance level or a higher one")
+    tags: list[Text] | None = Field(None, max_length=64, description="memories carrying every one of these tags")
+    include_forgotten: bool = Field(False, description="also soft-forgotten memories (faded below recall)")
+    cursor: str | None = Field(
+        None, max_length=2000, description="next_cursor of the previous page; absent: the newest memories"
+    )
+    limit: int = Field(20, ge=1, le=200, description="cards per page (1-200)")
+
+    def to_domain(self) -> ListingFilter:
+        return ListingFilter(
+            types=tuple(self.type or ()),
+            since=_utc(self.since),
+            until=_utc(self.until),
+            agent_id=self.agent_id,
+            importance=self.importance,
+            tags=tuple(self.tags or ()),
+            include_forgotten=self.include_forgotten,
+        )
