@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from app.api import analytics, health, keys, memories, metrics, recall, turns
+from app.api import analytics, health, keys, memories, metrics, recall, tools, turns
 from app.api.access import declare_bearer_scheme, document_access
 from app.api.auth import BearerAuthentication
 from app.api.errors import install_error_handlers
@@ -50,6 +50,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
         recall.router,
         keys.router,
         analytics.router,
+        tools.router,
     ]
     document_access(routers)
     for router in routers:

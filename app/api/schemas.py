@@ -134,8 +134,8 @@ def _utc(value: datetime | None) -> datetime | None:
 
 
 class RecallBody(Strict):
-    query: str = Field(min_length=1, max_length=4000)
-    top_k: int = Field(10, ge=1, le=100)
+    query: str = Field(min_length=1, max_length=4000, description="what to recall: a question or a topic")
+    top_k: int = Field(10, ge=1, le=100, description="cards at most (1-100)")
     mode: Literal["local", "global"] = Field("local", description="local: the current work; global: the big picture")
     include_history: bool = Field(False, description="also superseded facts and withdrawn inferences")
     token_budget: int | None = Field(None, ge=1, le=100_000, description="cut the cards to fit this many tokens")
@@ -174,9 +174,9 @@ class RecallBody(Strict):
 
 class ChainBody(Strict):
     from_id: Text | None = Field(None, description="with to_id: the shortest path between two nodes")
-    to_id: Text | None = None
+    to_id: Text | None = Field(None, description="with from_id: where the path ends")
     task_id: Text | None = Field(None, description="alone: the task's chain")
-    limit: int = Field(50, ge=1, le=200)
+    limit: int = Field(50, ge=1, le=200, description="nodes at most (1-200)")
 
 
 class KeyBody(Strict):
