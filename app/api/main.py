@@ -12,6 +12,7 @@ from app.api import analytics, health, keys, memories, metrics, recall, tools, t
 from app.api.access import declare_bearer_scheme, document_access
 from app.api.auth import BearerAuthentication
 from app.api.errors import install_error_handlers
+from app.mcp.http import McpEndpoint
 from app.observability.middleware import RequestObservation
 from app.runtime import Runtime
 from app.settings import Settings, get_settings
@@ -19,6 +20,7 @@ from app.settings import Settings, get_settings
 
 def create_app(settings: Settings | None = None, runtime: Runtime | None = None) -> FastAPI:
     """Build the API. Pass `runtime` to share already-open engines (tests); else they open at start-up."""
+    mcp = McpEndpoint()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -32,7 +34,8 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
         gc.collect()
         gc.freeze()
         try:
-            yield
+            async with mcp.running(app, app.version):  # the MCP session manager lives as long as the app
+                yield
         finally:
             gc.unfreeze()
             if owned:
@@ -57,5 +60,6 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
         app.include_router(router)
     # Outermost of ours: times the whole request and reads the request id and caller the inner ones set.
     app.add_middleware(RequestObservation, routes=[route for router in routers for route in router.routes])
+    app.mount("/mcp", mcp)  # the tools over MCP (streamable HTTP); BearerAuthentication guards it
     declare_bearer_scheme(app)
     return app
