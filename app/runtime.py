@@ -32,6 +32,7 @@ from app.memory.semantic import SemanticIndexer, SemanticLinking
 from app.memory.transfer import Transfer
 from app.observability.metrics import Metrics
 from app.readiness import EngineStatus, probe_engines
+from app.recall.listing import MemoryListing
 from app.recall.neighbourhood import Neighbourhood
 from app.recall.service import Recall
 from app.settings import Settings
@@ -91,6 +92,7 @@ class Runtime:
             observer=self.metrics,
         )
         self.neighbourhood = Neighbourhood(self.graph)
+        self.listing = MemoryListing(self.graph)
         self.cypher_surface = CypherSurface(
             self.graph, AnalyticsCatalog.load(), self.settings.cypher_timeout_s, self.settings.cypher_default_rows
         )

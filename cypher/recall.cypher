@@ -239,3 +239,31 @@ ORDER BY distance ASC, n.id ASC
 LIMIT $limit
 RETURN n.id AS id, [label IN labels(n) WHERE label <> 'Memory'][0] AS type, n.summary AS summary,
        n.source_turn_ids AS source_turn_ids, distance
+
+// name: listing
+// A namespace's memories newest first, filtered (GET …/memories and the memory_search tool). Keyset
+// pagination on (created_at, id) descending: the cursor's created_at is the upper end of the index
+// range ($upper), so a page reads from where the last one stopped, never from the newest again; the
+// index hands the nodes over newest first (ordering by all its fields lets it provide the order) and
+// the id breaks ties (nodes written by one batch share a created_at). Filters other than the time
+// range are checked on the nodes read, so a selective filter reads more nodes than it returns.
+// Soft-forgotten nodes (activation < $alive) only when asked; another agent's private memories never,
+// unless the reader sees them.
+MATCH (v:Memory)
+USING INDEX v:Memory(namespace, created_at)
+WHERE v.namespace = $namespace AND v.created_at >= $since AND v.created_at < $until
+  AND v.created_at <= datetime($upper)
+  AND ($after_id IS NULL OR v.created_at < datetime($upper) OR v.id < $after_id)
+  AND ($types IS NULL OR any(label IN labels(v) WHERE label IN $types))
+  AND ($agent_id IS NULL OR v.agent_id = $agent_id)
+  AND ($importance IS NULL OR v.importance IN $importance)
+  AND all(tag IN $tags WHERE tag IN v.tags)
+  AND ($include_forgotten OR v.activation >= $alive)
+  AND
+// include: visible
+WITH v ORDER BY v.namespace DESC, v.created_at DESC, v.id DESC
+LIMIT $limit
+RETURN v.id AS id, [label IN labels(v) WHERE label <> 'Memory'][0] AS type, v.label AS label,
+       v.summary AS summary, v.importance AS importance, coalesce(v.tags, []) AS tags,
+       toString(v.created_at) AS created_at, toString(v.event_time) AS event_time, v.agent_id AS agent_id,
+       v.source AS source, coalesce(v.private, false) AS private

@@ -71,6 +71,11 @@ CREATE INDEX memory_timestamp IF NOT EXISTS FOR (m:Memory) ON (m.namespace, m.ti
 // The Cypher endpoint asks whether a namespace holds other agents' private memories (few, if any).
 CREATE INDEX memory_private IF NOT EXISTS FOR (m:Memory) ON (m.namespace, m.private)
 
+// name: memory_created
+// The memory listing (GET …/memories, the memory_search tool) walks a namespace newest first from a
+// cursor: a range seek on created_at that hands the nodes over in order.
+CREATE INDEX memory_created IF NOT EXISTS FOR (m:Memory) ON (m.namespace, m.created_at)
+
 // name: api_key_id
 // API keys live outside the memory graph (`:ApiKey`, never `:Memory`, no `namespace` property, so
 // no memory query and no analyst's Cypher can reach them). Looked up by id to revoke...

@@ -129,8 +129,10 @@ def beat(ctx: typer.Context) -> None:
 @app.command()
 def mcp() -> None:
     """The MCP server over stdio, on --namespace, with the key from HIPPOGRAPH_API_KEY (or --key)."""
-    from app.mcp.stdio import serve_stdio  # type: ignore[import-not-found, unused-ignore]
+    from app.mcp.stdio import serve_stdio
 
+    if not conn.key:
+        raise typer.BadParameter("no API key: give --key or set HIPPOGRAPH_API_KEY")
     serve_stdio(namespace_of(), conn.url, conn.key)
 
 

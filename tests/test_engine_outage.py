@@ -44,10 +44,11 @@ BODY_EXAMPLES: dict[str, Callable[[str], Any]] = {
     "ChainBody": lambda ns: {"task_id": "task:outage"},
     "KeyBody": lambda ns: {"namespace": ns, "role": "reader", "agent_id": "outage-test"},
     "CypherBody": lambda ns: {"query": "MATCH (m:Memory {namespace: $namespace}) RETURN count(m) AS n"},
+    "ToolCall": lambda ns: {"arguments": {"type": ["Knowledge"]}},
 }
 # Routes that touch no engine (static catalogues): they answer 200 during an outage; every other
 # /v1 operation must answer 503.
-ENGINE_FREE_ROUTES = frozenset({"GET /v1/namespaces/{ns}/cypher/queries"})
+ENGINE_FREE_ROUTES = frozenset({"GET /v1/namespaces/{ns}/cypher/queries", "GET /v1/tools"})
 # Routes that read their body raw (no request body model in OpenAPI), by path suffix; filled with the
 # seeded namespace's export (a valid snapshot) before the outage.
 RAW_BODY_SUFFIXES = ("/import",)
@@ -140,7 +141,7 @@ def _body_model(operation: dict[str, Any]) -> str | None:
 
 def _v1_operations(client: TestClient, ns: str, raw_bodies: dict[str, bytes]) -> list[dict[str, Any]]:
     """Every /v1 operation as a ready request: path parameters filled, a minimal body where it takes one."""
-    path_values = {"ns": ns, "namespace": ns, "node_id": SEED_NODE_ID, "id": SEED_NODE_ID}
+    path_values = {"ns": ns, "namespace": ns, "node_id": SEED_NODE_ID, "id": SEED_NODE_ID, "name": "memory_search"}
     document = client.get("/openapi.json").json()
     requests, problems = [], []
     for template, operations in document["paths"].items():

@@ -8,10 +8,11 @@ from fastapi import APIRouter
 
 from app.analytics.guard import CypherRefused
 from app.analytics.service import CypherFailed, CypherForbidden, CypherTimeout
-from app.api.access import Engines, ReadAccess
+from app.api.access import Access, Engines, ReadAccess
 from app.api.errors import ApiError, error_responses
 from app.api.responses import AnalyticsQueries, CypherResult
 from app.api.schemas import CypherBody
+from app.runtime import Runtime
 
 router = APIRouter(prefix="/v1/namespaces", tags=["analytics"])
 
@@ -21,6 +22,11 @@ def run_cypher(access: ReadAccess, body: CypherBody, runtime: Engines) -> dict[s
     """Run a read-only Cypher query (or a named analytics query) on the namespace. The server binds
     `$namespace`; Neo4j's plan must tie every read to it (docs/architecture.md, "Cypher"). Rows:
     nodes as property maps with `_labels`, relationships with `_type`, `_start`, `_end`."""
+    return query_graph(access, runtime, body)
+
+
+def query_graph(access: Access, runtime: Runtime, body: CypherBody) -> dict[str, Any]:
+    """The Cypher route's body (also the graph_query tool)."""
     try:
         return runtime.cypher_surface.run(
             access.namespace, body.query, body.name, body.params, body.limit, viewer=access.viewer

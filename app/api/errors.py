@@ -91,7 +91,7 @@ def engine_unavailable_response(request: Request, exc: EngineUnavailable) -> JSO
     return response
 
 
-def _field_path(location: tuple[Any, ...] | list[Any]) -> str:
+def field_path(location: tuple[Any, ...] | list[Any]) -> str:
     # Drop the "body"/"query"/"path" prefix; keep list indexes: turns[3].text
     parts = list(location[1:]) if location and location[0] in {"body", "query", "path"} else list(location)
     path = ""
@@ -131,7 +131,7 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
         first = exc.errors()[0]
-        field = _field_path(first.get("loc", ()))
+        field = field_path(first.get("loc", ()))
         return error_response(request, 422, "invalid_request", f"{field}: {first.get('msg', 'invalid')}", field)
 
     @app.exception_handler(StarletteHTTPException)

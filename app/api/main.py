@@ -9,10 +9,11 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.routing import APIRoute
 
-from app.api import analytics, health, keys, memories, metrics, recall, turns
+from app.api import analytics, health, keys, memories, metrics, recall, tools, turns
 from app.api.access import declare_bearer_scheme, document_access
 from app.api.auth import BearerAuthentication
 from app.api.errors import install_error_handlers
+from app.mcp.http import McpEndpoint
 from app.observability.middleware import RequestObservation
 from app.runtime import Runtime
 from app.settings import Settings, get_settings
@@ -25,6 +26,7 @@ def operation_id(route: APIRoute) -> str:
 
 def create_app(settings: Settings | None = None, runtime: Runtime | None = None) -> FastAPI:
     """Build the API. Pass `runtime` to share already-open engines (tests); else they open at start-up."""
+    mcp = McpEndpoint()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -38,7 +40,8 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
         gc.collect()
         gc.freeze()
         try:
-            yield
+            async with mcp.running(app, app.version):  # the MCP session manager lives as long as the app
+                yield
         finally:
             gc.unfreeze()
             if owned:
@@ -56,11 +59,13 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
         recall.router,
         keys.router,
         analytics.router,
+        tools.router,
     ]
     document_access(routers)
     for router in routers:
         app.include_router(router)
     # Outermost of ours: times the whole request and reads the request id and caller the inner ones set.
     app.add_middleware(RequestObservation, routes=[route for router in routers for route in router.routes])
+    app.mount("/mcp", mcp)  # the tools over MCP (streamable HTTP); BearerAuthentication guards it
     declare_bearer_scheme(app)
     return app

@@ -7,10 +7,11 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Path, Query, Request, Response, status
 from starlette.concurrency import run_in_threadpool
 
-from app.api.access import AdminAccess, AnyKey, Engines, ReadAccess, WriteAccess
+from app.api.access import Access, AdminAccess, AnyKey, Engines, ReadAccess, WriteAccess
 from app.api.errors import ApiError, error_responses
 from app.api.responses import (
     ImportResponse,
+    MemoryListing,
     NamespaceDeleted,
     NamespaceDetail,
     NamespaceList,
@@ -19,8 +20,9 @@ from app.api.responses import (
     NodeResponse,
     Relationship,
 )
-from app.api.schemas import LinkBody, MemoryBody, NamespaceBody, NodePatchBody
+from app.api.schemas import LinkBody, MemoryBody, MemorySearchQuery, NamespaceBody, NodePatchBody
 from app.memory.errors import NotFoundError
+from app.runtime import Runtime
 
 router = APIRouter(prefix="/v1/namespaces", tags=["memory graph"])
 
@@ -72,6 +74,23 @@ def delete_namespace(access: AdminAccess, runtime: Engines) -> dict[str, Any]:
     return {"deleted": {**runtime.namespaces.delete(access.namespace), "keys": keys}}
 
 
+@router.get("/{ns}/memories", response_model=MemoryListing, responses=error_responses(404))
+def list_memories(access: ReadAccess, runtime: Engines, query: Annotated[MemorySearchQuery, Query()]) -> dict[str, Any]:
+    """The namespace's memories as compact cards, newest first (by created_at, then id), filtered by
+    type, created_at range (`since` inclusive, `until` exclusive), agent, minimum importance and tags
+    (all of them); soft-forgotten memories only with `include_forgotten`. Cursor-paginated: pass
+    `next_cursor` back as `cursor`. Other agents' private memories are not listed (except to admins)."""
+    return search_memories(access, runtime, query)
+
+
+def search_memories(access: Access, runtime: Runtime, query: MemorySearchQuery) -> dict[str, Any]:
+    """The listing route's body (also the memory_search tool)."""
+    page = runtime.listing.page(access.namespace, query.to_domain(), query.cursor, query.limit, access.viewer)
+    if not page["items"]:  # an unknown namespace lists nothing; checked only then (one read fewer)
+        runtime.namespaces.require(access.namespace)
+    return page
+
+
 @router.post(
     "/{ns}/memories",
     status_code=status.HTTP_201_CREATED,
@@ -81,11 +100,16 @@ def delete_namespace(access: AdminAccess, runtime: Engines) -> dict[str, Any]:
 def save_memory(access: WriteAccess, body: MemoryBody, runtime: Engines, response: Response) -> dict[str, Any]:
     """Save a memory of any of the nine types (201); the same memory again answers 200 and changes nothing.
     It is recorded under the key's agent; `private: true` hides it from the namespace's other agents."""
-    memory = body.to_domain(agent_id=access.writing_agent(body.agent_id))
-    node, created = runtime.nodes.save(access.namespace, memory)
+    node, created = store_memory(access, runtime, body)
     if not created:
         response.status_code = status.HTTP_200_OK
     return node
+
+
+def store_memory(access: Access, runtime: Runtime, body: MemoryBody) -> tuple[dict[str, Any], bool]:
+    """The save route's body (also the save_memory_note tool): (node, created)."""
+    memory = body.to_domain(agent_id=access.writing_agent(body.agent_id))
+    return runtime.nodes.save(access.namespace, memory)
 
 
 @router.post(
@@ -108,10 +132,11 @@ def add_link(access: WriteAccess, body: LinkBody, runtime: Engines, response: Re
 @router.get("/{ns}/nodes/{node_id}", response_model=NodeDetail, responses=error_responses(404))
 def get_node(access: ReadAccess, node_id: NodePath, runtime: Engines) -> dict[str, Any]:
     """A node with its full content, derived tags and relationships."""
-    return _visible_node(access, node_id, runtime)
+    return visible_node(access, node_id, runtime)
 
 
-def _visible_node(access: ReadAccess, node_id: str, runtime: Engines) -> dict[str, Any]:
+def visible_node(access: Access, node_id: str, runtime: Runtime) -> dict[str, Any]:
+    """The node route's body (also the read_memory_node tool)."""
     node = runtime.nodes.get(access.namespace, node_id)
     if not access.viewer.sees(node):  # another agent's private memory: as if it did not exist
         raise NotFoundError("id", f"node {node_id!r} does not exist")
@@ -121,7 +146,7 @@ def _visible_node(access: ReadAccess, node_id: str, runtime: Engines) -> dict[st
 @router.patch("/{ns}/nodes/{node_id}", response_model=NodeResponse, responses=error_responses(404))
 def patch_node(access: WriteAccess, node_id: NodePath, body: NodePatchBody, runtime: Engines) -> dict[str, Any]:
     """Raise importance (never lower) and/or replace tags."""
-    _visible_node(access, node_id, runtime)  # another agent's private memory is not there for this key
+    visible_node(access, node_id, runtime)  # another agent's private memory is not there for this key
     return runtime.nodes.raise_importance_and_tags(access.namespace, node_id, body.importance, body.tags)
 
 

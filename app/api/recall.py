@@ -7,12 +7,13 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
-from app.api.access import Engines, ReadAccess
+from app.api.access import Access, Engines, ReadAccess
 from app.api.errors import error_responses
 from app.api.memories import NodePath
 from app.api.responses import PathResponse, RecallResponse, RelatedResponse, TaskChainResponse
 from app.api.schemas import ChainBody, RecallBody
 from app.domain.inputs import InputError
+from app.runtime import Runtime
 
 router = APIRouter(prefix="/v1/namespaces", tags=["read path"])
 
@@ -24,6 +25,12 @@ def recall(access: ReadAccess, body: RecallBody, runtime: Engines) -> JSONRespon
     graph, fused with vector hits. Each card carries `source_turn_ids` and the parts of its score.
     Other agents' private memories are never shown (except to admins); `agent_ids` keeps only the
     memories of those agents."""
+    # Already JSON values: a JSONResponse skips FastAPI's generic encoder (~1 ms per recall, measured).
+    return JSONResponse(recall_cards(access, runtime, body))
+
+
+def recall_cards(access: Access, runtime: Runtime, body: RecallBody) -> dict[str, Any]:
+    """The recall route's body (also the recall_memory tool)."""
     # `agent_id` only lifts that agent's memories into focus: unset, no agent is in focus (as before
     # keys existed); set, it must be the key's own agent.
     asking = access.writing_agent(body.agent_id) if body.agent_id is not None else None
@@ -31,14 +38,11 @@ def recall(access: ReadAccess, body: RecallBody, runtime: Engines) -> JSONRespon
     result = runtime.recall.recall(access.namespace, request)
     if not result.cards:  # an unknown namespace never has cards; checked only then (one read fewer)
         runtime.namespaces.require(access.namespace)
-    # Already JSON values: a JSONResponse skips FastAPI's generic encoder (~1 ms per recall, measured).
-    return JSONResponse(
-        {
-            "items": [card.to_dict() for card in result.cards],
-            "took_ms": result.stats["total_ms"],
-            "stats": result.stats,
-        }
-    )
+    return {
+        "items": [card.to_dict() for card in result.cards],
+        "took_ms": result.stats["total_ms"],
+        "stats": result.stats,
+    }
 
 
 @router.get("/{ns}/nodes/{node_id}/related", response_model=RelatedResponse, responses=error_responses(404))
@@ -50,6 +54,11 @@ def related(
     limit: Annotated[int, Query(description="nodes, 1-200")] = 20,
 ) -> dict[str, Any]:
     """The node's neighbourhood, nearest and strongest first, with the relationship types on the way."""
+    return neighbourhood_of(access, runtime, node_id, depth, limit)
+
+
+def neighbourhood_of(access: Access, runtime: Runtime, node_id: str, depth: int, limit: int) -> dict[str, Any]:
+    """The related route's body (also the discover_related tool)."""
     runtime.namespaces.require(access.namespace)
     items = runtime.neighbourhood.related(access.namespace, node_id, depth, limit, access.viewer)
     return {"id": node_id, "items": items}
@@ -58,6 +67,11 @@ def related(
 @router.post("/{ns}/chain", response_model=PathResponse | TaskChainResponse, responses=error_responses(404))
 def chain(access: ReadAccess, body: ChainBody, runtime: Engines) -> dict[str, Any]:
     """`from_id` + `to_id`: the shortest path between two nodes; `task_id`: the task's chain."""
+    return follow_chain(access, runtime, body)
+
+
+def follow_chain(access: Access, runtime: Runtime, body: ChainBody) -> dict[str, Any]:
+    """The chain route's body (also the focus_on_chain tool)."""
     ns, viewer = access.namespace, access.viewer
     runtime.namespaces.require(ns)
     if body.task_id is not None:

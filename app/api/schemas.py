@@ -13,6 +13,7 @@ from app.domain.model import SUMMARY_MAX_CHARS, Importance, NodeType, RelType, S
 from app.domain.turns import Turn
 
 if TYPE_CHECKING:  # the recall service pulls the engines; these models stay import-light for clients
+    from app.recall.listing import ListingFilter
     from app.recall.service import RecallRequest
 
 MAX_CONTENT_CHARS = 64 * 1024
@@ -299,3 +300,47 @@ class CypherBody(Strict):
         if (self.query is None) == (self.name is None):
             raise ValueError("give either `query` or `name`")
         return self
+
+
+class MemorySearchQuery(Strict):
+    """Filters of the memory listing (query parameters of GET …/memories; the memory_search tool's
+    arguments). Every filter narrows; none given lists every memory, newest first."""
+
+    type: list[NodeType] | None = Field(
+        None, max_length=9, description="only these memory types (repeat the parameter for several)"
+    )
+    since: datetime | None = Field(None, description="created at or after this time (ISO 8601; without an offset: UTC)")
+    until: datetime | None = Field(None, description="created before this time (ISO 8601; without an offset: UTC)")
+    agent_id: Text | None = Field(None, description="only memories written by this agent")
+    importance: Importance | None = Field(None, description="this importance level or a higher one")
+    tags: list[Text] | None = Field(None, max_length=64, description="memories carrying every one of these tags")
+    include_forgotten: bool = Field(False, description="also soft-forgotten memories (faded below recall)")
+    cursor: str | None = Field(
+        None, max_length=2000, description="next_cursor of the previous page; absent: the newest memories"
+    )
+    limit: int = Field(20, ge=1, le=200, description="cards per page (1-200)")
+
+    def to_domain(self) -> ListingFilter:
+        from app.recall.listing import ListingFilter  # pulls the graph store; clients never call this
+
+        return ListingFilter(
+            types=tuple(self.type or ()),
+            since=_utc(self.since),
+            until=_utc(self.until),
+            agent_id=self.agent_id,
+            importance=self.importance,
+            tags=tuple(self.tags or ()),
+            include_forgotten=self.include_forgotten,
+        )
+
+
+class ToolCall(Strict):
+    """A tool run: its arguments, as the tool's `parameters` schema (GET /v1/tools) describes them."""
+
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{"arguments": {"query": "Where does Alice live now?", "top_k": 5}}]}
+    )
+
+    arguments: dict[str, Any] = Field(
+        default_factory=dict, description="the tool's arguments, as its `parameters` schema describes them"
+    )

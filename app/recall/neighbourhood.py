@@ -20,7 +20,7 @@ class Neighbourhood:
     def _require(self, namespace: str, node_id: str, field: str, viewer: Viewer) -> None:
         """The node exists and the viewer may see it (another agent's private memory is "missing")."""
         check_node_id(node_id, field)
-        if self.graph.read("recall.hidden_ids", namespace=namespace, ids=[node_id], **_seen_by(viewer))[0]["hidden"]:
+        if self.graph.read("recall.hidden_ids", namespace=namespace, ids=[node_id], **seen_by(viewer))[0]["hidden"]:
             raise NotFoundError(field, f"node {node_id!r} does not exist")
 
     def related(
@@ -33,14 +33,14 @@ class Neighbourhood:
             raise InputError("limit", f"must be between 1 and {MAX_LIMIT}")
         self._require(namespace, node_id, "id", viewer)
         return self.graph.read(
-            "recall.related", namespace=namespace, id=node_id, depth=depth, limit=limit, **_seen_by(viewer)
+            "recall.related", namespace=namespace, id=node_id, depth=depth, limit=limit, **seen_by(viewer)
         )
 
     def path(self, namespace: str, from_id: str, to_id: str, viewer: Viewer = EVERYTHING) -> dict[str, Any]:
         """The shortest path (at most 6 hops) from one node to another; 404 when there is none."""
         self._require(namespace, from_id, "from_id", viewer)
         self._require(namespace, to_id, "to_id", viewer)
-        rows = self.graph.read("recall.path", namespace=namespace, from_id=from_id, to_id=to_id, **_seen_by(viewer))
+        rows = self.graph.read("recall.path", namespace=namespace, from_id=from_id, to_id=to_id, **seen_by(viewer))
         if not rows:
             raise NotFoundError("to_id", f"no path of at most 6 hops from {from_id!r} to {to_id!r}")
         return rows[0]
@@ -48,9 +48,9 @@ class Neighbourhood:
     def task_chain(self, namespace: str, task_id: str, limit: int, viewer: Viewer = EVERYTHING) -> list[dict[str, Any]]:
         """What the task belongs to, the task, then its subtasks, dependencies and successors."""
         self._require(namespace, task_id, "task_id", viewer)
-        return self.graph.read("recall.task_chain", namespace=namespace, id=task_id, limit=limit, **_seen_by(viewer))
+        return self.graph.read("recall.task_chain", namespace=namespace, id=task_id, limit=limit, **seen_by(viewer))
 
 
-def _seen_by(viewer: Viewer) -> dict[str, Any]:
+def seen_by(viewer: Viewer) -> dict[str, Any]:
     """The parameters of the `visible` fragment of cypher/recall.cypher."""
     return {"viewer_agent": viewer.agent_id, "sees_private": viewer.sees_private}

@@ -1,0 +1,166 @@
+"""The seven tools over MCP, through the `mcp` package's own client: streamable HTTP at `/mcp/` of
+the live API (uvicorn) and stdio (`python -m app.mcp`, proxying to the live API)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+import httpx2
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+
+from tests.conftest import admin_headers
+
+REPO = Path(__file__).resolve().parents[1]
+SEVEN = {
+    "recall_memory",
+    "read_memory_node",
+    "save_memory_note",
+    "discover_related",
+    "focus_on_chain",
+    "memory_search",
+    "graph_query",
+}
+NOTE = {"content": "The staging database moved to the host db-7 on Monday", "tags": ["infra"]}
+TIMINGS = ("took_ms", "stats")
+
+
+def bearer(key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}
+
+
+def without_timings(result: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in result.items() if key not in TIMINGS}
+
+
+def setup_namespace(live_api: str, namespace: str) -> dict[str, str]:
+    """The namespace with a writer and a reader key."""
+    with httpx.Client(base_url=live_api, headers=admin_headers()) as http:
+        assert http.put(f"/v1/namespaces/{namespace}").status_code == 201
+        keys = {}
+        for role in ("writer", "reader"):
+            created = http.post("/v1/keys", json={"namespace": namespace, "role": role, "agent_id": f"{role}-bot"})
+            assert created.status_code == 201, created.text
+            keys[role] = created.json()["key"]
+        return keys
+
+
+def http_client(live_api: str, headers: dict[str, str]) -> Client:
+    transport = streamable_http_client(f"{live_api}/mcp/", http_client=httpx2.AsyncClient(headers=headers))
+    return Client(transport)
+
+
+def stdio_client(live_api: str, namespace: str, key: str) -> Client:
+    env = {**os.environ, "HIPPOGRAPH_URL": live_api, "HIPPOGRAPH_API_KEY": key}
+    command = StdioServerParameters(
+        command=sys.executable, args=["-m", "app.mcp", "--namespace", namespace], env=env, cwd=str(REPO)
+    )
+    return Client(command)
+
+
+def structured(result: Any) -> Any:
+    """A tool result's structured content, checked against its text (the same JSON)."""
+    assert json.loads(result.content[0].text) == result.structured_content
+    return result.structured_content
+
+
+def run(session: Callable[[], Awaitable[None]]) -> None:
+    anyio.run(session)
+
+
+def save_and_recall(client: Client, live_api: str, namespace: str, writer: str) -> None:
+    """Lists the seven tools, saves a note and finds it by recall; each result equals the REST one."""
+
+    async def session() -> None:
+        async with client:
+            tools = (await client.list_tools()).tools
+            assert {tool.name for tool in tools} == SEVEN
+            with httpx.Client(base_url=live_api) as http:
+                listed = http.get("/v1/tools", headers=bearer(writer)).json()["tools"]
+            specs = {spec["function"]["name"]: spec["function"] for spec in listed}
+            for tool in tools:
+                assert tool.input_schema == specs[tool.name]["parameters"]
+                assert tool.description == specs[tool.name]["description"]
+
+            saved = await client.call_tool("save_memory_note", NOTE)
+            assert not saved.is_error, saved.content
+            note = structured(saved)
+            assert note["content"] == NOTE["content"] and note["agent_id"] == "writer-bot"
+            recalled = await client.call_tool("recall_memory", {"query": "Where is the staging database now?"})
+            assert not recalled.is_error, recalled.content
+            cards = structured(recalled)
+            assert note["id"] in [card["id"] for card in cards["items"]]
+            read = await client.call_tool("read_memory_node", {"node_id": note["id"]})
+            searched = await client.call_tool("memory_search", {"tags": ["infra"]})
+
+        with httpx.Client(base_url=live_api, headers=bearer(writer)) as http:
+            url = f"/v1/namespaces/{namespace}"
+            rest_recall = http.post(f"{url}/recall", json={"query": "Where is the staging database now?"}).json()
+            assert without_timings(cards) == without_timings(rest_recall)
+            assert structured(read) == http.get(f"{url}/nodes/{note['id']}").json()
+            assert structured(searched) == http.get(f"{url}/memories", params={"tags": "infra"}).json()
+            body = {"type": "Knowledge", "label": note["label"], **NOTE}
+            assert http.post(f"{url}/memories", json=body).json() == note  # the same memory, saved once
+
+    run(session)
+
+
+def refuses_a_reader(client: Client) -> None:
+    async def session() -> None:
+        async with client:
+            refused = await client.call_tool("save_memory_note", {"content": "readers cannot write"})
+            assert refused.is_error
+            error = structured(refused)["error"]
+            assert error["code"] == "forbidden" and "writer" in error["message"]
+            bad = await client.call_tool("recall_memory", {"top_k": 3})
+            assert bad.is_error and structured(bad)["error"]["field"] == "arguments.query"
+            allowed = await client.call_tool("memory_search", {})
+            assert not allowed.is_error
+            assert "readers cannot write" not in json.dumps(structured(allowed))
+
+    run(session)
+
+
+def test_mcp_over_streamable_http(live_api, namespace) -> None:  # type: ignore[no-untyped-def]
+    keys = setup_namespace(live_api, namespace)
+    save_and_recall(http_client(live_api, bearer(keys["writer"])), live_api, namespace, keys["writer"])
+    refuses_a_reader(http_client(live_api, bearer(keys["reader"])))
+
+
+def test_http_mcp_without_a_valid_key_is_401(live_api) -> None:  # type: ignore[no-untyped-def]
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                  "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                             "clientInfo": {"name": "test", "version": "0"}}}  # fmt: skip
+    headers = {"Accept": "application/json, text/event-stream"}
+    with httpx.Client(base_url=live_api) as http:
+        for auth in ({}, bearer("hg_unknown_key")):
+            for path in ("/mcp/", "/mcp"):
+                response = http.post(path, json=initialize, headers={**headers, **auth})
+                assert response.status_code == 401, (path, auth, response.text)
+                assert response.json()["error"]["code"] == "unauthorized"
+
+
+def test_the_bootstrap_admin_names_its_namespace_in_a_header(live_api, namespace) -> None:  # type: ignore[no-untyped-def]
+    setup_namespace(live_api, namespace)
+
+    async def session(headers: dict[str, str]) -> Any:
+        async with http_client(live_api, headers) as client:
+            return await client.call_tool("memory_search", {})
+
+    missing = anyio.run(session, admin_headers())
+    assert missing.is_error and "X-Hippograph-Namespace" in structured(missing)["error"]["message"]
+    named = anyio.run(session, {**admin_headers(), "X-Hippograph-Namespace": namespace})
+    assert not named.is_error and structured(named) == {"items": [], "next_cursor": None}
+
+
+def test_mcp_over_stdio(live_api, namespace) -> None:  # type: ignore[no-untyped-def]
+    keys = setup_namespace(live_api, namespace)
+    save_and_recall(stdio_client(live_api, namespace, keys["writer"]), live_api, namespace, keys["writer"])
+    refuses_a_reader(stdio_client(live_api, namespace, keys["reader"]))
