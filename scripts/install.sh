@@ -33,3 +33,13 @@ fi
 
 # 4. The embedding model's ONNX export (HIPPOGRAPH_MODEL_CACHE; a no-op when it is there already).
 .venv/bin/python -m app.embedding_export >/dev/null
+
+# 5. openapi-python-client, in a venv of its own (.cache/tools): tests/test_generated_client.py checks
+#    that a standard generator builds a working client from /openapi.json. A build tool, not a library:
+#    its own pins (typer<0.28) must not constrain the product's environment.
+generator=.cache/tools/openapi-python-client
+if [ ! -x "$generator/bin/openapi-python-client" ]; then
+  echo "installing openapi-python-client into $generator ..."
+  "$python_bin" -m venv "$generator"
+  "$generator/bin/python" -m pip install -q "openapi-python-client==0.29.1"
+fi
