@@ -71,6 +71,9 @@ class Settings(BaseSettings):
     # batch whose worker died waits before a restarted worker resumes it.
     task_visibility_timeout_s: int = Field(3600, alias="HIPPOGRAPH_TASK_VISIBILITY_TIMEOUT", ge=1)
 
+    # Seconds a write batch's status stays readable (`GET /v1/namespaces/{ns}/batches/{id}`).
+    batch_ttl_s: int = Field(7 * 24 * 3600, alias="HIPPOGRAPH_BATCH_TTL", ge=60)
+
     # The optional LLM enricher: an OpenAI-compatible endpoint (".../v1"). Unset = rules only.
     llm_base_url: str | None = Field(None, alias="HIPPOGRAPH_LLM_BASE_URL")
     llm_api_key: SecretStr | None = Field(None, alias="HIPPOGRAPH_LLM_API_KEY")
