@@ -21,6 +21,7 @@ from app.errors import EngineUnavailable
 from app.extract.inference import InferenceRules
 from app.extract.llm import LlmFactExtractor
 from app.memory.access import AccessLog
+from app.memory.batches import Batches
 from app.memory.forgetting import Forgetting
 from app.memory.hot_window import HotWindow
 from app.memory.ingest import Ingestor
@@ -36,6 +37,7 @@ from app.recall.listing import MemoryListing
 from app.recall.neighbourhood import Neighbourhood
 from app.recall.service import Recall
 from app.settings import Settings
+from app.stores.batches import BatchRecords
 from app.stores.graph import GraphStore
 from app.stores.hot import connect_redis
 from app.stores.vectors import VectorStore, open_vector_store
@@ -81,6 +83,7 @@ class Runtime:
         self.accesses = AccessLog(self.graph, self.redis)
         self.transfer = Transfer(self.graph, self.semantic, self.namespaces)
         self.hot_window = HotWindow(self.redis)
+        self.batches = Batches(BatchRecords(self.redis, self.settings.batch_ttl_s))
         self.ingestor = Ingestor(self.graph, self.semantic, self.importance_rules, InferenceRules.load())
         self.recall = Recall(
             self.graph,

@@ -71,6 +71,9 @@ class Settings(BaseSettings):
     # batch whose worker died waits before a restarted worker resumes it.
     task_visibility_timeout_s: int = Field(3600, alias="HIPPOGRAPH_TASK_VISIBILITY_TIMEOUT", ge=1)
 
+    # Seconds a write batch's status stays readable (`GET /v1/namespaces/{ns}/batches/{id}`).
+    batch_ttl_s: int = Field(7 * 24 * 3600, alias="HIPPOGRAPH_BATCH_TTL", ge=60)
+
     # The optional LLM enricher: an OpenAI-compatible endpoint (".../v1"). Unset = rules only.
     llm_base_url: str | None = Field(None, alias="HIPPOGRAPH_LLM_BASE_URL")
     llm_api_key: SecretStr | None = Field(None, alias="HIPPOGRAPH_LLM_API_KEY")
@@ -84,6 +87,9 @@ class Settings(BaseSettings):
     # on (namespace names can be customer names); logs are JSON lines unless `text`.
     metrics_namespaces: bool = Field(False, alias="HIPPOGRAPH_METRICS_NAMESPACES")
     log_format: Literal["json", "text"] = Field("json", alias="HIPPOGRAPH_LOG_FORMAT")
+    # A standalone Celery worker serves its metrics (every pool process's, summed) on this port at
+    # `/metrics` (jobs/worker_metrics.py). Unset: not served.
+    worker_metrics_port: int | None = Field(None, alias="HIPPOGRAPH_WORKER_METRICS_PORT", ge=1, le=65535)
 
     # The analysts' Cypher endpoint: seconds a query may run (Neo4j stops it), and rows returned when
     # the request names no `limit` (a request may ask for up to 10,000).

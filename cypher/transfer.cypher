@@ -1,14 +1,28 @@
 // Export and import of one namespace (app/domain/snapshot.py is the file format).
 
 // name: export_nodes
+// One page of the export, after the node id `$after` ('' first): keyset pagination on the
+// (namespace, id) uniqueness index, which also hands the rows over in id order (no sort, no SKIP), so
+// every page costs the same however far into a 1M-node namespace it is. Ordering by both indexed
+// properties is what lets the planner take the index order (by `m.id` alone it sorts the rest of
+// the namespace on every page); tests/test_transfer.py checks the plan.
 MATCH (m:Memory {namespace: $namespace})
+USING INDEX m:Memory(namespace, id)
+WHERE m.id > $after
+WITH m ORDER BY m.namespace, m.id LIMIT $limit
 RETURN m.id AS id, labels(m) AS labels, properties(m) AS properties
-ORDER BY id
 
 // name: export_relationships
-MATCH (a:Memory {namespace: $namespace})-[r]->(b:Memory {namespace: $namespace})
-RETURN type(r) AS type, a.id AS source, b.id AS target, properties(r) AS properties
-ORDER BY type, source, target
+// The relationships of the export, paged by source node like `export_nodes`: a row per source
+// node after `$after`, with its outgoing relationships; `private`/`agent_id` of both ends let the
+// reader drop what touches another agent's private memory.
+MATCH (a:Memory {namespace: $namespace})
+USING INDEX a:Memory(namespace, id)
+WHERE a.id > $after
+WITH a ORDER BY a.namespace, a.id LIMIT $limit
+RETURN a.id AS source, {private: a.private, agent_id: a.agent_id} AS visibility,
+       [(a)-[r]->(b:Memory {namespace: $namespace}) | {type: type(r), target: b.id, properties: properties(r),
+        visibility: {private: b.private, agent_id: b.agent_id}}] AS relationships
 
 // name: import_nodes
 // $nodes: [{type, properties}]; every type is a validated NodeType value and every

@@ -64,3 +64,5 @@ def _configure_worker_logging(loglevel: Any = None, **_: Any) -> None:
 
 
 celery_app = create_celery(get_settings())
+
+import jobs.worker_metrics  # noqa: E402,F401  (connects the standalone worker's metrics server)

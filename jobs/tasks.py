@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import neo4j.exceptions
 import redis.exceptions
+from celery import Task
 from celery.signals import task_failure, task_retry, task_success
 
 from app.api.schemas import MAX_TURNS_PER_BATCH
@@ -114,8 +115,19 @@ RETRYABLE = (
 )
 
 
+class IngestTask(Task):  # type: ignore[misc]
+    """Marks the task's batch failed once Celery gives up (not on a retry: `on_failure` runs only
+    after the last attempt)."""
+
+    def on_failure(self, exc: BaseException, task_id: str, args: Any, kwargs: Any, einfo: Any) -> None:
+        namespace = args[0] if args else kwargs.get("namespace")
+        if isinstance(namespace, str):
+            current_runtime().batches.failed(namespace, task_id, f"{type(exc).__name__}: {exc}", datetime.now(UTC))
+
+
 @celery_app.task(
     name="hippograph.ingest_turns",
+    base=IngestTask,
     autoretry_for=RETRYABLE,
     retry_backoff=True,
     retry_backoff_max=60,
@@ -126,8 +138,11 @@ def ingest_turns(namespace: str, turn_keys: list[str], request_id: str | None = 
     """Run the write tracks for turns already in the hot window (passed by key, not by value).
     `request_id`: the API request that queued them, for the log lines."""
     runtime = current_runtime()
-    fields = {"request_id": request_id, "namespace": namespace, "task_id": ingest_turns.request.id}
+    batch_id = ingest_turns.request.id
+    fields = {"request_id": request_id, "namespace": namespace, "task_id": batch_id}
     start = time.perf_counter()
+    if batch_id:
+        runtime.batches.running(namespace, batch_id, datetime.now(UTC))
     try:
         # A turn stays pending until its tracks have run, however far the hot window has moved on.
         stored = runtime.hot_window.pending(namespace, turn_keys)
@@ -143,9 +158,12 @@ def ingest_turns(namespace: str, turn_keys: list[str], request_id: str | None = 
         "ingest_turns done",
         extra={**fields, "turns": len(batch), "duration_ms": round(seconds * 1000, 2)},
     )
+    result = asdict(report)
+    if batch_id:
+        runtime.batches.done(namespace, batch_id, result, datetime.now(UTC))
     if runtime.llm is not None and batch:  # after the rule tracks, and never in the write's way
         enrich_turns.delay(namespace, [dialogue_id(item.turn.session_id, item.turn.turn_id) for item in batch])
-    return asdict(report)
+    return result
 
 
 @celery_app.task(

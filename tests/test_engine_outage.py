@@ -48,7 +48,10 @@ BODY_EXAMPLES: dict[str, Callable[[str], Any]] = {
 }
 # Routes that touch no engine (static catalogues): they answer 200 during an outage; every other
 # /v1 operation must answer 503.
-ENGINE_FREE_ROUTES = frozenset({"GET /v1/namespaces/{ns}/cypher/queries", "GET /v1/tools"})
+# A batch's status is a Redis record: reading it needs no Neo4j.
+ENGINE_FREE_ROUTES = frozenset(
+    {"GET /v1/namespaces/{ns}/cypher/queries", "GET /v1/tools", "GET /v1/namespaces/{ns}/batches/{batch_id}"}
+)
 # Routes that read their body raw (no request body model in OpenAPI), by path suffix; filled with the
 # seeded namespace's export (a valid snapshot) before the outage.
 RAW_BODY_SUFFIXES = ("/import",)
@@ -139,9 +142,12 @@ def _body_model(operation: dict[str, Any]) -> str | None:
     return None
 
 
-def _v1_operations(client: TestClient, ns: str, raw_bodies: dict[str, bytes]) -> list[dict[str, Any]]:
+def _v1_operations(
+    client: TestClient, ns: str, raw_bodies: dict[str, bytes], batch_id: str
+) -> list[dict[str, Any]]:
     """Every /v1 operation as a ready request: path parameters filled, a minimal body where it takes one."""
-    path_values = {"ns": ns, "namespace": ns, "node_id": SEED_NODE_ID, "id": SEED_NODE_ID, "name": "memory_search"}
+    path_values = {"ns": ns, "namespace": ns, "node_id": SEED_NODE_ID, "id": SEED_NODE_ID, "name": "memory_search",
+                   "batch_id": batch_id}  # fmt: skip
     document = client.get("/openapi.json").json()
     requests, problems = [], []
     for template, operations in document["paths"].items():
@@ -200,7 +206,9 @@ def test_every_v1_route_answers_503_while_neo4j_is_down_and_recovers(
         exported = client.get(f"/v1/namespaces/{namespace}/export")
         assert exported.status_code == 200, exported.text
         raw_bodies = {"/v1/namespaces/{ns}/import": exported.content}
-        operations = _v1_operations(client, namespace, raw_bodies)
+        batch = client.post(f"/v1/namespaces/{namespace}/turns", json=BODY_EXAMPLES["TurnsBody"](namespace))
+        assert batch.status_code == 202, batch.text
+        operations = _v1_operations(client, namespace, raw_bodies, batch.json()["batch_id"])
         assert client.get("/readyz").status_code == 200
 
         private_neo4j.stop()
@@ -251,7 +259,7 @@ def test_a_broker_that_refuses_the_task_answers_503(
     settings = make_settings(services, tmp_path, HIPPOGRAPH_ADMIN_KEY=secrets.token_urlsafe(24))
     with _api(settings, embedder) as client:
         assert client.put(f"/v1/namespaces/{namespace}").status_code == 201
-        monkeypatch.setattr(ingest_turns, "delay", refuse)
+        monkeypatch.setattr(ingest_turns, "apply_async", refuse)  # the turns route queues with its batch id
         body = {"turns": [{"session_id": "s1", "turn_id": "1", "speaker": "Alice", "text": "Hello"}]}
         _assert_engine_unavailable(client.post(f"/v1/namespaces/{namespace}/turns", json=body), "redis", "turns")
 

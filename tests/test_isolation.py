@@ -27,6 +27,9 @@ class Tenant:
         assert api.put(f"/v1/namespaces/{name}").status_code == 201
         body = {"type": "Knowledge", "label": f"Note {self.marker}", "content": f"Secret plans {self.marker}"}
         self.node_id = api.post(f"/v1/namespaces/{name}/memories", json=body).json()["id"]
+        turn = {"session_id": "s", "turn_id": "s:1", "speaker": "A", "text": f"Batch {self.marker}",
+                "timestamp": "2024-05-15T10:00:00+00:00"}  # fmt: skip
+        self.batch_id = api.post(f"/v1/namespaces/{name}/turns", json={"turns": [turn]}).json()["batch_id"]
         self.keys: dict[str, str] = {}
         self.key_ids: dict[str, str] = {}
         for role in ROLES:
@@ -35,7 +38,7 @@ class Tenant:
 
     def secrets(self) -> list[str]:
         """What of this tenant must never appear in another tenant's answers."""
-        return [self.marker, self.node_id, *self.key_ids.values()]
+        return [self.marker, self.node_id, self.batch_id, *self.key_ids.values()]
 
 
 def operations(api) -> list[tuple[str, str, dict[str, Any]]]:  # type: ignore[no-untyped-def]
@@ -56,7 +59,7 @@ def request(
 ):  # type: ignore[no-untyped-def]
     """Call an operation with its path filled from `tenant` (namespace, node, a key id)."""
     url = path.replace("{ns}", tenant.name).replace("{node_id}", tenant.node_id)
-    url = url.replace("{key_id}", tenant.key_ids["reader"])
+    url = url.replace("{key_id}", tenant.key_ids["reader"]).replace("{batch_id}", tenant.batch_id)
     url = url.replace("/tools/{name}", "/tools/memory_search")  # a reader's tool; its role is tested in test_tools
     assert not re.search(r"\{\w+\}", url), f"no value for a path parameter of {path}: extend request()"
     json: Any = None

@@ -70,7 +70,10 @@ def _turn(row: dict) -> Turn:
     return Turn(row["session_id"], row["turn_id"], row["speaker"], row["text"], timestamp)
 
 
-def _start_worker(settings, queue: str, data_dir: Path, log: Path) -> subprocess.Popen:  # type: ignore[no-untyped-def]
+def _start_worker(  # type: ignore[no-untyped-def]
+    settings, queue: str, data_dir: Path, log: Path, pool: tuple[str, ...] = ("--pool", "solo"),
+    env: dict[str, str] | None = None,
+) -> subprocess.Popen:
     env = {
         **os.environ,
         "NEO4J_URI": settings.neo4j_uri,
@@ -80,9 +83,10 @@ def _start_worker(settings, queue: str, data_dir: Path, log: Path) -> subprocess
         "HIPPOGRAPH_DATA_DIR": str(data_dir),
         "HIPPOGRAPH_TASK_VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT_S),
         "HF_HUB_OFFLINE": "1",
+        **(env or {}),
     }
     env.pop("QDRANT_URL", None)  # the worker owns an embedded vector folder of its own
-    command = [sys.executable, "-m", "celery", "-A", "jobs.celery_app", "worker", "-Q", queue, "--pool", "solo",
+    command = [sys.executable, "-m", "celery", "-A", "jobs.celery_app", "worker", "-Q", queue, *pool,
                "--without-heartbeat", "--without-mingle", "--without-gossip", "--loglevel", "INFO",
                "-n", f"crash-test-{time.monotonic_ns()}@localhost"]  # fmt: skip
     with log.open("a") as out:

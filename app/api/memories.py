@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query, Request, Response, status
+from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from app.api.access import Access, AdminAccess, AnyKey, Engines, ReadAccess, WriteAccess
@@ -197,10 +198,12 @@ SNAPSHOT_CONTENT = {
 def export_namespace(access: ReadAccess, runtime: Engines, format: FormatQuery = "json") -> Response:  # noqa: A002
     """Every node, relationship and property of the namespace, as JSON or GraphML (without other
     agents' private memories, unless the key is an admin of the namespace)."""
-    body = runtime.transfer.export(access.namespace, format, access.viewer)
+    chunks = runtime.transfer.export(access.namespace, format, access.viewer)
     filename = f"{access.namespace}.{format}"
-    return Response(body, media_type=MEDIA_TYPES[format],
-                    headers={"Content-Disposition": f'attachment; filename="{filename}"'})  # fmt: skip
+    # Streamed (read and encoded page by page as it is sent): an error after the first bytes can only
+    # cut the body short, which a reader sees as an incomplete file.
+    return StreamingResponse(chunks, media_type=MEDIA_TYPES[format],
+                             headers={"Content-Disposition": f'attachment; filename="{filename}"'})  # fmt: skip
 
 
 @router.post(

@@ -366,7 +366,9 @@ class IngestReport(ResponseBody):
 class TurnsAccepted(ResponseBody):
     """202: the turns are in the hot window; a task runs the write tracks."""
 
-    task_id: str = Field(description="the ingest task's id")
+    task_id: str = Field(description="the ingest task's id (the same as `batch_id`)")
+    batch_id: str = Field(description="the batch's id: GET `status_url` says whether its write tracks have run")
+    status_url: str = Field(description="the path of the batch's status (GET /v1/namespaces/{ns}/batches/{batch_id})")
     turns: list[TurnAccepted] = Field(description="per turn, in the order sent")
 
 
@@ -502,3 +504,29 @@ class ToolResult(ResponseBody):
 
     tool: str = Field(description="the tool that ran")
     result: Any = Field(description="the wrapped route's response body")
+
+
+# -- write batches ------------------------------------------------------------------------------
+
+
+class BatchStatus(ResponseBody):
+    """What became of a write batch sent without `wait`."""
+
+    batch_id: str = Field(description="the id from the `POST /turns` answer (also its ingest task's id)")
+    namespace: str = Field(description="the namespace the batch was written to")
+    status: Literal["queued", "running", "done", "failed"] = Field(
+        description="queued: accepted, waiting for a worker; running: the write tracks run (again after a retry); "
+        "done: every track ran; failed: the task gave up"
+    )
+    turns: int = Field(description="how many turns the batch carried")
+    created_at: str = Field(description="when the API accepted the batch (ISO 8601)")
+    started_at: str | None = Field(None, description="when a worker last started the batch's task")
+    finished_at: str | None = Field(None, description="when the batch was done or failed")
+    report: dict[str, Any] | None = Field(None, description="the ingest report (when done)")
+    error: str | None = Field(None, description="why the batch failed (when failed)")
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "batch_id": "6f1c0f5e-8a4b-4a57-9f3e-0d2a1c7b9e10", "namespace": "team-a", "status": "done", "turns": 2,
+        "created_at": "2026-12-01T09:30:00+00:00", "started_at": "2026-12-01T09:30:00.120000+00:00",
+        "finished_at": "2026-12-01T09:30:01.410000+00:00", "report": {"turns": 2},
+    }]})  # fmt: skip

@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from typing import Any
+from functools import partial
+from typing import Annotated, Any
 
 import kombu.exceptions
-from fastapi import APIRouter, Request, Response, status
+from fastapi import APIRouter, Path, Request, Response, status
 from starlette.concurrency import run_in_threadpool
 
-from app.api.access import Engines, WriteAccess
+from app.api.access import Engines, ReadAccess, WriteAccess
 from app.api.errors import ApiError, error_responses
-from app.api.responses import TurnsAccepted, TurnsIngested
+from app.api.responses import BatchStatus, TurnsAccepted, TurnsIngested
 from app.api.schemas import TurnsBody
 from app.domain.turns import dialogue_id
 from app.errors import EngineUnavailable
@@ -51,12 +53,23 @@ async def post_turns(
     new = await run_in_threadpool(runtime.hot_window.add, ns, turns, node_ids)
     from jobs.tasks import ingest_turns
 
+    # The batch id is the ingest task's id; its record exists before the task is queued, so a
+    # worker always finds it and a 202 always has a readable batch.
+    batch_id = str(uuid.uuid4())
+    await run_in_threadpool(runtime.batches.queued, ns, batch_id, len(turns), now)
     with broker_unavailable():  # the turns are in the hot window; a retry stores nothing twice
         task = await run_in_threadpool(
-            ingest_turns.delay, ns, [t.key for t in turns], request_id=getattr(request.state, "request_id", None)
+            partial(
+                ingest_turns.apply_async,
+                (ns, [t.key for t in turns]),
+                {"request_id": getattr(request.state, "request_id", None)},
+                task_id=batch_id,
+            )
         )
     result: dict[str, Any] = {
         "task_id": task.id,
+        "batch_id": batch_id,
+        "status_url": request.app.url_path_for("get_batch", ns=ns, batch_id=batch_id),
         "turns": [
             {"session_id": t.session_id, "turn_id": t.turn_id, "node_id": node_id, "new": is_new}
             for t, node_id, is_new in zip(turns, node_ids, new, strict=True)
@@ -67,6 +80,19 @@ async def post_turns(
             result["report"] = await _wait_for(task)
         response.status_code = status.HTTP_200_OK
     return result
+
+
+BatchIdPath = Annotated[str, Path(description="the `batch_id` of a POST …/turns answer")]
+
+
+@router.get(
+    "/{ns}/batches/{batch_id}", response_model=BatchStatus, response_model_exclude_none=True,
+    responses=error_responses(404),
+)  # fmt: skip
+def get_batch(access: ReadAccess, batch_id: BatchIdPath, runtime: Engines) -> dict[str, Any]:
+    """The status of a write batch (the `batch_id` of a `POST /turns` answer): queued, running, done
+    with its ingest report, or failed with the reason. Kept for `HIPPOGRAPH_BATCH_TTL` (7 days)."""
+    return runtime.batches.status(access.namespace, batch_id)
 
 
 @contextmanager

@@ -58,7 +58,7 @@ import math
 import re
 import xml.etree.ElementTree as ET
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, NoReturn, TypeAlias
@@ -75,6 +75,8 @@ __all__ = [
     "SnapshotNode",
     "SnapshotRelationship",
     "canonical",
+    "graphml_chunks",
+    "json_chunks",
     "snapshot_from_graphml",
     "snapshot_from_json",
     "snapshot_to_graphml",
@@ -185,12 +187,15 @@ def _validated_node(node: SnapshotNode, where: str) -> SnapshotNode:
     return SnapshotNode(node_id, labels, properties)
 
 
-def _validated_relationship(rel: SnapshotRelationship, where: str, node_ids: set[str]) -> SnapshotRelationship:
+def _validated_relationship(
+    rel: SnapshotRelationship, where: str, node_ids: set[str] | None
+) -> SnapshotRelationship:
+    """`node_ids` None: the endpoints are the caller's to guarantee (a streamed export)."""
     rel_type = _name(rel.type, f"{where}.type")
     source = _name(rel.source, f"{where}.source")
     target = _name(rel.target, f"{where}.target")
     for end, node_id in (("source", source), ("target", target)):
-        if node_id not in node_ids:
+        if node_ids is not None and node_id not in node_ids:
             _fail(f"{where}.{end}", f"unknown node {node_id!r}")
     return SnapshotRelationship(rel_type, source, target, _validated_properties(rel.properties, where))
 
@@ -309,19 +314,45 @@ _JSON_TYPES: dict[str, type] = {"string": str, "array": list, "object": dict}
 
 def snapshot_to_json(snapshot: Snapshot) -> str:
     s = _validated(snapshot)
-    document = {
-        "format": FORMAT,
-        "version": VERSION,
-        "namespace": s.namespace,
-        "nodes": [
-            {"id": n.id, "labels": list(n.labels), "properties": _json_properties(n.properties)} for n in s.nodes
-        ],
-        "relationships": [
-            {"type": r.type, "source": r.source, "target": r.target, "properties": _json_properties(r.properties)}
-            for r in s.relationships
-        ],
-    }
-    return json.dumps(document, ensure_ascii=False, allow_nan=False, indent=2) + "\n"
+    return "".join(json_chunks(s.namespace, s.nodes, s.relationships))
+
+
+def json_chunks(
+    namespace: str, nodes: Iterable[SnapshotNode], relationships: Iterable[SnapshotRelationship]
+) -> Iterator[str]:
+    """The JSON encoding piece by piece, one pass, in memory bounded by the largest node: each node
+    and relationship is validated on its own; unique node ids and known endpoints are the caller's
+    to guarantee (`snapshot_to_json` checks them, an export reads them from the graph)."""
+    head = {"format": FORMAT, "version": VERSION, "namespace": _name(namespace, "namespace")}
+    yield _json_text(head)[: -len("\n}")] + ',\n  "nodes": '
+    yield from _json_array(_json_node(_validated_node(n, f"nodes[{i}]")) for i, n in enumerate(nodes))
+    yield ',\n  "relationships": '
+    yield from _json_array(
+        _json_relationship(_validated_relationship(r, f"relationships[{i}]", None))
+        for i, r in enumerate(relationships)
+    )
+    yield "\n}\n"
+
+
+def _json_text(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, allow_nan=False, indent=2)
+
+
+def _json_array(items: Iterable[dict[str, Any]]) -> Iterator[str]:
+    """A JSON array at the document's second level, as `json.dumps(indent=2)` lays it out."""
+    separator = "[\n    "
+    for item in items:
+        yield separator + _json_text(item).replace("\n", "\n    ")
+        separator = ",\n    "
+    yield "[]" if separator.startswith("[") else "\n  ]"
+
+
+def _json_node(n: SnapshotNode) -> dict[str, Any]:
+    return {"id": n.id, "labels": list(n.labels), "properties": _json_properties(n.properties)}
+
+
+def _json_relationship(r: SnapshotRelationship) -> dict[str, Any]:
+    return {"type": r.type, "source": r.source, "target": r.target, "properties": _json_properties(r.properties)}
 
 
 def _json_properties(properties: Mapping[str, PropertyValue]) -> dict[str, Any]:
@@ -544,8 +575,11 @@ class _KeyPlan:
         ]
 
     def key_for(self, name: str, value: PropertyValue) -> _Key:
-        kind = _kind_of(value) or self._empty_list_kind[name]
-        return self._by_kind[(name, kind)]
+        kind = _kind_of(value) or self._empty_list_kind.get(name, _EMPTY_LIST_DEFAULT)
+        key = self._by_kind.get((name, kind))
+        if key is None:  # only a streamed source read twice can get here
+            _fail(f"properties[{name!r}]", f"a {kind.suffix} value the key plan did not see (the data changed)")
+        return key
 
 
 def _unused(candidate: str, used: set[str]) -> str:
@@ -559,9 +593,26 @@ def _unused(candidate: str, used: set[str]) -> str:
 def snapshot_to_graphml(snapshot: Snapshot) -> str:
     """Standard GraphML, UTF-8 when written out (the declaration says so)."""
     s = _validated(snapshot)
-    _check_xml_names(s)
-    node_keys = _KeyPlan("node", (n.properties for n in s.nodes))
-    edge_keys = _KeyPlan("edge", (r.properties for r in s.relationships))
+    return "".join(graphml_chunks(s.namespace, lambda: s.nodes, lambda: s.relationships))
+
+
+_GRAPH_BODY = "\x00graph body\x00"  # a placeholder no XML text can contain
+
+
+def graphml_chunks(
+    namespace: str,
+    nodes: Callable[[], Iterable[SnapshotNode]],
+    relationships: Callable[[], Iterable[SnapshotRelationship]],
+) -> Iterator[str]:
+    """The GraphML encoding piece by piece, in memory bounded by the largest node and the number of
+    distinct property names. GraphML declares every `<key>` before the graph, so each source is read
+    twice (called once per pass): the first pass plans the keys, the second writes. Validation is per
+    item, as for `json_chunks`. A property whose kind the first pass did not see (the data changed
+    between the passes) stops the encoding with SnapshotFormatError rather than write it wrongly."""
+    namespace = _name(namespace, "namespace")
+    _xml_text(namespace, "namespace")
+    node_keys = _KeyPlan("node", (n.properties for n in _graphml_nodes(nodes())))
+    edge_keys = _KeyPlan("edge", (r.properties for r in _graphml_relationships(relationships())))
     # Namespace declarations as plain attributes: ElementTree's global prefix registry stays untouched.
     root = ET.Element(
         "graphml",
@@ -575,21 +626,27 @@ def snapshot_to_graphml(snapshot: Snapshot) -> str:
     graph = ET.SubElement(
         root,
         "graph",
-        {"id": s.namespace, "edgedefault": "directed", "hg:format": FORMAT, "hg:version": str(VERSION)},
+        {"id": namespace, "edgedefault": "directed", "hg:format": FORMAT, "hg:version": str(VERSION)},
     )
-    for node in s.nodes:
-        _add_node(graph, node, node_keys)
-    for rel in s.relationships:
-        _add_edge(graph, rel, edge_keys)
-    ET.indent(root)
+    graph.text = _GRAPH_BODY
+    head, tail = _xml(root).split(_GRAPH_BODY)
+    yield f'<?xml version="1.0" encoding="UTF-8"?>\n{head}'
+    for node in _graphml_nodes(nodes()):
+        yield "\n    " + _xml(_node_element(node, node_keys), level=2)
+    for rel in _graphml_relationships(relationships()):
+        yield "\n    " + _xml(_edge_element(rel, edge_keys), level=2)
+    yield f"\n  {tail}\n"
+
+
+def _xml(element: ET.Element, level: int = 0) -> str:
+    ET.indent(element, level=level)
     # A raw CR in text would be read back as LF; attributes already have theirs escaped by ElementTree.
-    body = ET.tostring(root, encoding="unicode").replace("\r", "&#13;")
-    return f'<?xml version="1.0" encoding="UTF-8"?>\n{body}\n'
+    return ET.tostring(element, encoding="unicode").replace("\r", "&#13;")
 
 
-def _check_xml_names(s: Snapshot) -> None:
-    _xml_text(s.namespace, "namespace")
-    for i, node in enumerate(s.nodes):
+def _graphml_nodes(nodes: Iterable[SnapshotNode]) -> Iterator[SnapshotNode]:
+    for i, raw in enumerate(nodes):
+        node = _validated_node(raw, f"nodes[{i}]")
         _xml_text(node.id, f"nodes[{i}].id")
         for j, label in enumerate(node.labels):
             _xml_text(label, f"nodes[{i}].labels[{j}]")
@@ -597,10 +654,16 @@ def _check_xml_names(s: Snapshot) -> None:
                 _fail(f"nodes[{i}].labels[{j}]", f"label {label!r} contains ':', which GraphML labels cannot carry")
         for name in node.properties:
             _xml_text(name, f"nodes[{i}].properties[{name!r}]")
-    for i, rel in enumerate(s.relationships):
+        yield node
+
+
+def _graphml_relationships(relationships: Iterable[SnapshotRelationship]) -> Iterator[SnapshotRelationship]:
+    for i, raw in enumerate(relationships):
+        rel = _validated_relationship(raw, f"relationships[{i}]", None)
         _xml_text(rel.type, f"relationships[{i}].type")
         for name in rel.properties:
             _xml_text(name, f"relationships[{i}].properties[{name!r}]")
+        yield rel
 
 
 def _xml_text(text: str, where: str) -> None:
@@ -625,19 +688,21 @@ def _labels_text(labels: tuple[str, ...]) -> str:
     return "".join(f":{label}" for label in labels)
 
 
-def _add_node(graph: ET.Element, node: SnapshotNode, keys: _KeyPlan) -> None:
+def _node_element(node: SnapshotNode, keys: _KeyPlan) -> ET.Element:
     labels = _labels_text(node.labels)
-    element = ET.SubElement(graph, "node", {"id": node.id} | ({"labels": labels} if labels else {}))
+    element = ET.Element("node", {"id": node.id} | ({"labels": labels} if labels else {}))
     ET.SubElement(element, "data", {"key": "labels"}).text = labels
     for name, value in node.properties.items():
         _add_data(element, keys.key_for(name, value).id, value)
+    return element
 
 
-def _add_edge(graph: ET.Element, rel: SnapshotRelationship, keys: _KeyPlan) -> None:
-    element = ET.SubElement(graph, "edge", {"source": rel.source, "target": rel.target, "label": rel.type})
+def _edge_element(rel: SnapshotRelationship, keys: _KeyPlan) -> ET.Element:
+    element = ET.Element("edge", {"source": rel.source, "target": rel.target, "label": rel.type})
     ET.SubElement(element, "data", {"key": "label"}).text = rel.type
     for name, value in rel.properties.items():
         _add_data(element, keys.key_for(name, value).id, value)
+    return element
 
 
 def _add_data(parent: ET.Element, key_id: str, value: PropertyValue) -> None:

@@ -7,6 +7,7 @@ derived data and are not part of the file).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any, Literal
 
 from app.domain.inputs import InputError, check_namespace, namespace_term
@@ -17,10 +18,10 @@ from app.domain.snapshot import (
     SnapshotFormatError,
     SnapshotNode,
     SnapshotRelationship,
+    graphml_chunks,
+    json_chunks,
     snapshot_from_graphml,
     snapshot_from_json,
-    snapshot_to_graphml,
-    snapshot_to_json,
 )
 from app.memory.errors import ConflictError, NotFoundError
 from app.memory.namespaces import Namespaces
@@ -29,6 +30,8 @@ from app.stores.graph import GraphStore, GraphTx
 
 Format = Literal["json", "graphml"]
 EMBED_BATCH = 256
+EXPORT_PAGE = 1000  # nodes per export query (a source node's relationships come with it)
+CHUNK_CHARS = 1 << 16
 
 
 class Transfer:
@@ -38,26 +41,51 @@ class Transfer:
         self.namespaces = namespaces
 
     def snapshot(self, namespace: str, viewer: Viewer = EVERYTHING) -> Snapshot:
-        """The namespace as the viewer sees it: another agent's private memories (and their
-        relationships) are left out unless the viewer sees private memories."""
+        """The namespace in memory, as the viewer sees it (see `nodes`): for tests and small namespaces;
+        `export` streams."""
         self.namespaces.require(namespace)
-        # `namespace_term` derives from the namespace: import sets the one of the namespace it fills.
-        nodes = tuple(
-            SnapshotNode(row["id"], tuple(row["labels"]), _without(row["properties"], "namespace_term"))
-            for row in self.graph.read("transfer.export_nodes", namespace=namespace)
-            if viewer.sees(row["properties"])
-        )
-        kept = {node.id for node in nodes}
-        relationships = tuple(
-            SnapshotRelationship(row["type"], row["source"], row["target"], row["properties"])
-            for row in self.graph.read("transfer.export_relationships", namespace=namespace)
-            if row["source"] in kept and row["target"] in kept
-        )
-        return Snapshot(namespace, nodes, relationships)
+        return Snapshot(namespace, tuple(self.nodes(namespace, viewer)), tuple(self.relationships(namespace, viewer)))
 
-    def export(self, namespace: str, fmt: Format, viewer: Viewer = EVERYTHING) -> str:
-        snapshot = self.snapshot(namespace, viewer)
-        return snapshot_to_graphml(snapshot) if fmt == "graphml" else snapshot_to_json(snapshot)
+    def nodes(self, namespace: str, viewer: Viewer = EVERYTHING) -> Iterator[SnapshotNode]:
+        """The nodes by id, a page at a time; another agent's private memories are left out unless the
+        viewer sees private memories."""
+        for row in self._pages("transfer.export_nodes", namespace, "id"):
+            if viewer.sees(row["properties"]):
+                # `namespace_term` derives from the namespace: import sets the one of the namespace it fills.
+                yield SnapshotNode(row["id"], tuple(row["labels"]), _without(row["properties"], "namespace_term"))
+
+    def relationships(self, namespace: str, viewer: Viewer = EVERYTHING) -> Iterator[SnapshotRelationship]:
+        """The relationships by source id, then type and target; those touching a node the viewer does
+        not see are left out, as that node is."""
+        for row in self._pages("transfer.export_relationships", namespace, "source"):
+            if not viewer.sees(row["visibility"]):
+                continue
+            for rel in sorted(row["relationships"], key=lambda rel: (rel["type"], rel["target"])):
+                if viewer.sees(rel["visibility"]):
+                    yield SnapshotRelationship(rel["type"], row["source"], rel["target"], rel["properties"])
+
+    def _pages(self, query: str, namespace: str, cursor: str) -> Iterator[dict[str, Any]]:
+        """Rows of a keyset-paged query (`$after`, `$limit`), one page in memory at a time."""
+        after = ""
+        while True:
+            rows = self.graph.read(query, namespace=namespace, after=after, limit=EXPORT_PAGE)
+            yield from rows
+            if len(rows) < EXPORT_PAGE:
+                return
+            after = max(row[cursor] for row in rows)
+
+    def export(self, namespace: str, fmt: Format, viewer: Viewer = EVERYTHING) -> Iterator[str]:
+        """The export as text chunks of about `CHUNK_CHARS`, read and encoded as they are sent: the
+        namespace is never in memory whole. Checks the namespace at once (a 404 before any byte);
+        GraphML reads the namespace twice (its keys come before the graph)."""
+        self.namespaces.require(namespace)
+        if fmt == "graphml":
+            chunks = graphml_chunks(
+                namespace, lambda: self.nodes(namespace, viewer), lambda: self.relationships(namespace, viewer)
+            )
+        else:
+            chunks = json_chunks(namespace, self.nodes(namespace, viewer), self.relationships(namespace, viewer))
+        return _joined(chunks, CHUNK_CHARS)
 
     def import_text(self, namespace: str, text: str | bytes, fmt: Format) -> dict[str, int]:
         try:
@@ -98,6 +126,20 @@ def _node_type(node: SnapshotNode, index: int) -> NodeType:
     if MEMORY_LABEL not in node.labels or len(types) != 1 or types[0] not in NodeType.__members__.values():
         raise InputError(f"nodes[{index}].labels", "must be 'Memory' plus exactly one of the nine node types")
     return NodeType(types[0])
+
+
+def _joined(chunks: Iterator[str], size: int) -> Iterator[str]:
+    """Small chunks joined into pieces of at least `size` characters (one send per piece, not per node)."""
+    pending: list[str] = []
+    length = 0
+    for chunk in chunks:
+        pending.append(chunk)
+        length += len(chunk)
+        if length >= size:
+            yield "".join(pending)
+            pending, length = [], 0
+    if pending:
+        yield "".join(pending)
 
 
 def _without(properties: dict[str, Any], key: str) -> dict[str, Any]:

@@ -1,0 +1,62 @@
+"""What became of a write batch sent without `wait`: queued when the API accepts its turns,
+running while the ingest task runs (again after a retry), done with the ingest report, or failed
+with the reason once the task gives up. The batch id is the Celery id of the batch's ingest task.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime
+from typing import Any, Literal
+
+from app.memory.errors import NotFoundError
+from app.stores.batches import BatchRecords
+
+Status = Literal["queued", "running", "done", "failed"]
+MAX_REASON = 500
+# Celery task ids are UUIDs; anything else cannot name a batch (and never reaches Redis).
+_BATCH_ID = re.compile(r"[A-Za-z0-9-]{1,64}")
+
+
+class Batches:
+    def __init__(self, records: BatchRecords) -> None:
+        self.records = records
+
+    def queued(self, namespace: str, batch_id: str, turns: int, now: datetime) -> None:
+        self.records.create(
+            namespace,
+            batch_id,
+            {"namespace": namespace, "status": "queued", "turns": str(turns), "created_at": now.isoformat()},
+        )
+
+    def running(self, namespace: str, batch_id: str, now: datetime) -> bool:
+        """False when the task has no batch record (e.g. pending turns queued again after a crash)."""
+        return self.records.update(namespace, batch_id, {"status": "running", "started_at": now.isoformat()})
+
+    def done(self, namespace: str, batch_id: str, report: dict[str, Any], now: datetime) -> bool:
+        fields = {"status": "done", "finished_at": now.isoformat(), "report": json.dumps(report)}
+        return self.records.update(namespace, batch_id, fields)
+
+    def failed(self, namespace: str, batch_id: str, reason: str, now: datetime) -> bool:
+        fields = {"status": "failed", "finished_at": now.isoformat(), "error": reason[:MAX_REASON]}
+        return self.records.update(namespace, batch_id, fields)
+
+    def status(self, namespace: str, batch_id: str) -> dict[str, Any]:
+        """The batch as the API shows it; NotFoundError when the namespace has no such batch."""
+        record = self.records.read(namespace, batch_id) if _BATCH_ID.fullmatch(batch_id) else {}
+        if not record:
+            raise NotFoundError("batch_id", f"no batch {batch_id!r} in namespace {namespace!r} (or it expired)")
+        status: dict[str, Any] = {
+            "batch_id": batch_id,
+            "namespace": record["namespace"],
+            "status": record["status"],
+            "turns": int(record["turns"]),
+            "created_at": record["created_at"],
+        }
+        for name in ("started_at", "finished_at", "error"):
+            if name in record:
+                status[name] = record[name]
+        if "report" in record:
+            status["report"] = json.loads(record["report"])
+        return status
