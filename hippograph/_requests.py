@@ -5,13 +5,11 @@ Each `@endpoint` function below returns an `ApiRequest`; the sync and async clie
 them against the app's OpenAPI document.
 
 Answers are parsed into the API's own response models (`app/api/responses.py`, the models the routes
-declare as `response_model`), looked up by name on first use so that importing the client does not
-import them; a model the installed server package lacks is read as an `ApiObject` (any fields).
+declare as `response_model`; import-light: pydantic and the domain enums only).
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -20,16 +18,18 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, ParamSpec, TypeVar, ove
 from urllib.parse import quote
 
 import httpx
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel
 
 from app.api.responses import (
     AnalyticsQueries,
+    BatchStatus,
     CreatedKey,
     CypherResult,
     HealthResponse,
     ImportResponse,
     KeyList,
     KeyRevoked,
+    MemoryListing,
     NamespaceDeleted,
     NamespaceDetail,
     NamespaceList,
@@ -42,6 +42,8 @@ from app.api.responses import (
     RelatedResponse,
     Relationship,
     TaskChainResponse,
+    ToolList,
+    ToolResult,
     TurnsAccepted,
     TurnsIngested,
 )
@@ -55,22 +57,6 @@ T = TypeVar("T")
 P = ParamSpec("P")
 Method = Literal["GET", "PUT", "POST", "PATCH", "DELETE"]
 ExportFormat = Literal["json", "graphml"]
-
-
-class ApiObject(BaseModel):
-    """An answer read without a declared model: every field is kept (`obj.field`, `obj.model_extra`)."""
-
-    model_config = ConfigDict(extra="allow")
-
-
-def response_model(name: str) -> type[BaseModel]:
-    """The API's response model `name` (app/api/responses.py), else `ApiObject`."""
-    try:
-        module = importlib.import_module("app.api.responses")
-    except ImportError:
-        return ApiObject
-    found = getattr(module, name, None)
-    return found if isinstance(found, type) and issubclass(found, BaseModel) else ApiObject
 
 
 @dataclass(frozen=True)
@@ -160,17 +146,11 @@ def endpoint(method: Method, path: str, *, idempotent: bool) -> Callable[[Callab
 M = TypeVar("M", bound=BaseModel)
 
 
-@overload
-def model(declared: type[M]) -> Callable[[httpx.Response], M]: ...
-@overload
-def model(declared: str) -> Callable[[httpx.Response], Any]: ...
-def model(declared: type[BaseModel] | str) -> Callable[[httpx.Response], Any]:
-    """Reads the answer into a response model; by name for models of routes still being written on
-    other branches (`ApiObject` until the server package has them)."""
+def model(declared: type[M]) -> Callable[[httpx.Response], M]:
+    """Reads the answer into the route's response model."""
 
-    def parse(response: httpx.Response) -> Any:
-        found = response_model(declared) if isinstance(declared, str) else declared
-        return found.model_validate_json(response.content)
+    def parse(response: httpx.Response) -> M:
+        return declared.model_validate_json(response.content)
 
     return parse
 
@@ -318,11 +298,11 @@ def list_memories(
     include_forgotten: bool | None = None,
     limit: int | None = None,
     cursor: str | None = None,
-) -> Call[Any]:
+) -> Call[MemoryListing]:
     """One page of the namespace's memories, newest first, filtered; `next_cursor` asks for the next page."""
     params = query(type=_many(type), since=since, until=until, agent_id=agent_id, importance=importance,
                    tags=_many(tags), include_forgotten=include_forgotten, limit=limit, cursor=cursor)  # fmt: skip
-    return Call(model("MemoryListing"), namespace=namespace, params=params)
+    return Call(model(MemoryListing), namespace=namespace, params=params)
 
 
 def _many(value: str | Sequence[str] | None) -> list[str] | None:
@@ -394,9 +374,9 @@ def post_turns(
 
 
 @endpoint("GET", "/v1/namespaces/{ns}/batches/{batch_id}", idempotent=True)
-def get_batch(batch_id: str, *, namespace: str | None = None) -> Call[Any]:
+def get_batch(batch_id: str, *, namespace: str | None = None) -> Call[BatchStatus]:
     """What became of a batch of turns: queued, running, done (with its report) or failed (with why)."""
-    return Call(model("BatchStatus"), path_params={"batch_id": batch_id}, namespace=namespace)
+    return Call(model(BatchStatus), path_params={"batch_id": batch_id}, namespace=namespace)
 
 
 # The read path.
@@ -496,13 +476,15 @@ def cypher_queries(*, namespace: str | None = None) -> Call[AnalyticsQueries]:
 
 
 @endpoint("GET", "/v1/tools", idempotent=True)
-def list_tools() -> Call[Any]:
+def list_tools() -> Call[ToolList]:
     """The tools as OpenAI function-calling schemas."""
-    return Call(model("ToolList"))
+    return Call(model(ToolList))
 
 
 @endpoint("POST", "/v1/namespaces/{ns}/tools/{name}", idempotent=False)  # some tools write
-def run_tool(name: str, arguments: Mapping[str, Any] | None = None, *, namespace: str | None = None) -> Call[Any]:
+def run_tool(
+    name: str, arguments: Mapping[str, Any] | None = None, *, namespace: str | None = None
+) -> Call[ToolResult]:
     """Run a tool with its arguments; answers `{tool, result}`."""
-    return Call(model("ToolResult"), path_params={"name": name}, namespace=namespace,
+    return Call(model(ToolResult), path_params={"name": name}, namespace=namespace,
                 json={"arguments": jsonable(dict(arguments or {}))})  # fmt: skip
