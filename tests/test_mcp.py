@@ -17,17 +17,9 @@ from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.conftest import admin_headers
+from tests.test_tools import SEVEN
 
 REPO = Path(__file__).resolve().parents[1]
-SEVEN = {
-    "recall_memory",
-    "read_memory_node",
-    "save_memory_note",
-    "discover_related",
-    "focus_on_chain",
-    "memory_search",
-    "graph_query",
-}
 NOTE = {"content": "The staging database moved to the host db-7 on Monday", "tags": ["infra"]}
 TIMINGS = ("took_ms", "stats")
 
