@@ -59,7 +59,8 @@ def test_a_standalone_worker_serves_task_ingest_and_job_metrics(
         ]
         for url in urls:
             _until(lambda url=url: api.get(url).json()["status"] == "done", 180, f"batch {url}", log)
-        flush_activity.delay(namespace).get(timeout=120)
+        # disable_sync_subtasks: an in-process worker of an earlier test marks this process as a worker.
+        flush_activity.delay(namespace).get(timeout=120, disable_sync_subtasks=False)
 
         ns = (("namespace", namespace),)
         metrics = _until(

@@ -12,9 +12,18 @@ it has one copy); a line `// include: <name>` in a query stands for it. Fragment
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
-CYPHER_DIR = Path(__file__).resolve().parents[2] / "cypher"
+
+def _cypher_dir() -> Path:
+    """`cypher/` of the source tree; in an installed wheel (`pip install .`), the copy the wheel puts
+    under `<prefix>/share/hippograph/cypher` (pyproject.toml, `data-files`)."""
+    source = Path(__file__).resolve().parents[2] / "cypher"
+    return source if source.is_dir() else Path(sys.prefix) / "share" / "hippograph" / "cypher"
+
+
+CYPHER_DIR = _cypher_dir()
 _HEADER = re.compile(r"^//\s*(name|fragment):\s*([A-Za-z_][A-Za-z0-9_]*)\s*$")
 _INCLUDE = re.compile(r"^\s*//\s*include:\s*([A-Za-z_][A-Za-z0-9_]*)\s*$")
 
