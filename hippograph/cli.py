@@ -127,13 +127,18 @@ def beat(ctx: typer.Context) -> None:
 
 
 @app.command()
-def mcp() -> None:
-    """The MCP server over stdio, on --namespace, with the key from HIPPOGRAPH_API_KEY (or --key)."""
+def mcp(
+    namespace: Annotated[
+        str | None, typer.Option("--namespace", "-n", help="the namespace the tools work on", show_default=False)
+    ] = None,
+) -> None:
+    """The MCP server over stdio (`hippograph mcp --namespace NS`), with the key from HIPPOGRAPH_API_KEY
+    (or --key); it calls the API at --url / HIPPOGRAPH_URL, which checks the key on every call."""
     from app.mcp.stdio import serve_stdio
 
     if not conn.key:
         raise typer.BadParameter("no API key: give --key or set HIPPOGRAPH_API_KEY")
-    serve_stdio(namespace_of(), conn.url, conn.key)
+    serve_stdio(namespace_of(namespace), conn.url, conn.key)
 
 
 # Keys.

@@ -1,5 +1,5 @@
 """The seven tools over MCP, through the `mcp` package's own client: streamable HTTP at `/mcp/` of
-the live API (uvicorn) and stdio (`python -m app.mcp`, proxying to the live API)."""
+the live API (uvicorn) and stdio (`hippograph mcp --namespace NS`, proxying to the live API)."""
 
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ def http_client(live_api: str, headers: dict[str, str]) -> Client:
 def stdio_client(live_api: str, namespace: str, key: str) -> Client:
     env = {**os.environ, "HIPPOGRAPH_URL": live_api, "HIPPOGRAPH_API_KEY": key}
     command = StdioServerParameters(
-        command=sys.executable, args=["-m", "app.mcp", "--namespace", namespace], env=env, cwd=str(REPO)
+        command=sys.executable, args=["-m", "hippograph.cli", "mcp", "--namespace", namespace], env=env, cwd=str(REPO)
     )
     return Client(command)
 

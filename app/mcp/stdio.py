@@ -1,5 +1,5 @@
-"""MCP over stdio (`hippograph mcp --namespace NS`, `python -m app.mcp --namespace NS`): the seven
-tools of a running Hippograph API, called over HTTP with one API key on one namespace."""
+"""MCP over stdio (`hippograph mcp --namespace NS`): the seven tools of a
+running Hippograph API, called over HTTP with one API key on one namespace."""
 
 from __future__ import annotations
 
