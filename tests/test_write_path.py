@@ -269,6 +269,28 @@ def test_relative_times_become_dated_events_in_a_chain(api, cypher, worker, name
     assert len(chain) == 2 and all(r["a"] < r["b"] for r in chain)
 
 
+def test_a_fact_is_dated_by_its_own_sentence_not_by_its_turn(api, cypher, worker, namespace) -> None:
+    """The README's turns: the trip is dated, the car and where 王伟 lives are not."""
+    api.put(f"/v1/namespaces/{namespace}")
+    _post(api, namespace, [
+        _turn("s1", "1", "Alice", "My car is a Model Y. I went to Paris last Friday.", "2024-05-15T10:00:00Z"),
+        _turn("s1", "2", "王伟", "我住在北京，下周三去上海。", "2024-05-15T10:01:00Z"),
+    ])  # fmt: skip
+    facts = cypher(
+        "MATCH (k:Knowledge {namespace: $ns, source: 'user_stated'}) RETURN k.slot AS slot, k.value AS value, "
+        "k.event_time AS at ORDER BY slot, value",
+        ns=namespace,
+    )
+    assert [(f["slot"], f["value"], f["at"]) for f in facts] == [
+        ("car", "Model Y", None),
+        ("lives_in", "北京", None),
+        ("trip_to", "Paris", datetime(2024, 5, 10, tzinfo=UTC)),
+        ("trip_to", "上海", datetime(2024, 5, 22, tzinfo=UTC)),
+    ]
+    events = cypher("MATCH (x:Experience {namespace: $ns}) RETURN x.event_time AS at ORDER BY at", ns=namespace)
+    assert [e["at"] for e in events] == [datetime(2024, 5, 10, tzinfo=UTC), datetime(2024, 5, 22, tzinfo=UTC)]
+
+
 def test_replaying_or_resuming_a_batch_leaves_one_copy_of_everything(api, runtime, cypher, worker, namespace) -> None:
     api.put(f"/v1/namespaces/{namespace}")
     _post(api, namespace, FIRST_SESSION)

@@ -33,7 +33,8 @@ What the extractor does and does not do (the data file has the Chinese forms of 
   for looser ones ("I am a teacher", "I was born in", "I'm a big fan of"), 0.7 for the loosest ("I'm
   Alice", "I've been to Japan"). When two matches overlap in a clause the more confident wins (ties: the
   earlier rule in the file).
-- `event_time` is left empty: dating a statement is the time extractor's job.
+- `event_time` is left empty: `app/extract/dating.py` dates a statement by the time expressions of
+  its own clause (or of a sentence's clause that is only a time), using `FactPatterns.clauses`.
 - Slots from the text ("my X is Y") go through `slot_aliases`, so both languages give one slot name;
   a Chinese key missing from it is kept as written.
 - Full-width forms are folded before matching (offsets unchanged), so full-width Latin text matches too.
@@ -258,6 +259,11 @@ class FactPatterns:
                 facts.extend(item.fact for item in found)
                 carry = found[-1] if found else None
         return facts
+
+    def clauses(self, text: str) -> list[list[tuple[int, int]]]:
+        """The clauses of `text` as the extractor reads them: (start, end) offsets, one list per sentence."""
+        work = fold_width(text)
+        return [list(self._clauses(work, start, end)) for start, end in self._sentences(work)]
 
     def _sentences(self, text: str) -> Iterator[tuple[int, int]]:
         start = 0

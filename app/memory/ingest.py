@@ -28,7 +28,7 @@ import time
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -37,6 +37,7 @@ from app.domain.inputs import namespace_term, stable_digest
 from app.domain.model import Importance, NodeType, RelType, Source
 from app.domain.summarize import extractive_summary, sentences
 from app.domain.turns import Turn, concept_id, dialogue_id, episode_id, person_id
+from app.extract.dating import date_facts
 from app.extract.facts import extract_facts, normalize_name
 from app.extract.inference import InferenceRules
 from app.extract.timeexpr import find_time_expressions
@@ -343,10 +344,8 @@ class Ingestor:
     ) -> TurnFacts | None:
         if not facts:
             return None
-        times = find_time_expressions(turn.text, turn.timestamp)
-        # A statement with one time expression is dated by it ("I went to Paris last Friday").
-        if len(times) == 1:
-            facts = [replace(f, event_time=f.event_time or times[0].start) for f in facts]
+        # A statement is dated by the time expression of its own clause ("I went to Paris last Friday").
+        facts = date_facts(turn.text, facts, find_time_expressions(turn.text, turn.timestamp))
         return TurnFacts(turn, facts, self.inference_rules.infer(facts), extracted_by)
 
     def _plan_turn(
