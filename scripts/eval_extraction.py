@@ -7,6 +7,10 @@ the labels, per language and overall:
 
 - facts: matched per turn on (normalize_name(subject), slot, normalize_name(value));
 - times: matched per turn on (start, end, granularity);
+- dates: the day each fact is dated to (`date_facts`, as the write path dates it: `event_time` from the
+  time expressions of the fact's own clause) or none, for the labelled facts that carry `event_time` (a
+  day or null) and were extracted: matched per turn on (subject, slot, value, day or none), so a fact
+  dated wrongly counts once as a false positive and once as a false negative;
 - supersessions: derived from the extracted facts in turn order per (subject, slot), as the write path
   does (a new value for the same subject and a single-valued slot supersedes the current one), matched on
   (subject, slot, old value, new value, turn) against `expected_supersessions`.
@@ -32,16 +36,18 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from app.extract.dating import date_facts  # noqa: E402
 from app.extract.facts import extract_facts, normalize_name  # noqa: E402
 from app.extract.timeexpr import find_time_expressions  # noqa: E402
 from app.extract.types import FactMention, TimeMention, supersedes  # noqa: E402
 
 DEFAULT_PATH = REPO / "tests" / "data" / "labelled_conversations.json"
-CATEGORIES = ("facts", "times", "supersessions")
+CATEGORIES = ("facts", "times", "dates", "supersessions")
 OVERALL = "overall"
 
 FactsFn = Callable[[str, str], list[FactMention]]
 TimesFn = Callable[[str, datetime], list[TimeMention]]
+DatingFn = Callable[[str, list[FactMention], list[TimeMention]], list[FactMention]]
 Key = tuple[Hashable, ...]
 Item = tuple[Key, str]  # a match key and how to show it
 
@@ -183,6 +189,30 @@ def labelled_times(turn: Mapping[str, Any]) -> list[Item]:
     ]
 
 
+def labelled_dates(turn: Mapping[str, Any], found: set[Key]) -> list[Item]:
+    """The labelled dates of the facts that carry one and were extracted (their keys are in `found`)."""
+    items = []
+    for f in turn["expected"]["facts"]:
+        key, shown = fact_key(f["subject"], f["slot"], f["value"])
+        if "event_time" in f and key in found:
+            items.append(date_key(key, shown, f["event_time"]))
+    return items
+
+
+def extracted_dates(facts: Iterable[FactMention], labelled: set[Key]) -> list[Item]:
+    """The dates given to the extracted facts whose keys are in `labelled` (labelled with a date or null)."""
+    items = []
+    for fact in facts:
+        key, shown = fact_key(fact.subject, fact.slot, fact.value)
+        if key in labelled:
+            items.append(date_key(key, shown, fact.event_time.date().isoformat() if fact.event_time else None))
+    return items
+
+
+def date_key(key: Key, shown: str, day: str | None) -> Item:
+    return (*key, day), f"{shown} dated {day or 'never'}"
+
+
 def extracted_times(mentions: Iterable[TimeMention]) -> list[Item]:
     return [time_key(m.text, m.start, m.end, str(m.granularity.value)) for m in mentions]
 
@@ -213,7 +243,9 @@ def load(path: Path) -> list[dict[str, Any]]:
     return conversations
 
 
-def evaluate_conversation(run: Run, conversation: Mapping[str, Any], facts_fn: FactsFn, times_fn: TimesFn) -> None:
+def evaluate_conversation(
+    run: Run, conversation: Mapping[str, Any], facts_fn: FactsFn, times_fn: TimesFn, dating_fn: DatingFn
+) -> None:
     language = conversation["language"]
     size = run.size(language)
     size["conversations"] += 1
@@ -232,6 +264,12 @@ def evaluate_conversation(run: Run, conversation: Mapping[str, Any], facts_fn: F
             score(run, "facts", language, turn_id, labelled_facts(turn), predicted)
             mentions = times_fn(turn["text"], reference)
             score(run, "times", language, turn_id, labelled_times(turn), extracted_times(mentions))
+            dated_labels = {fact_key(f["subject"], f["slot"], f["value"])[0] for f in turn["expected"]["facts"]
+                            if "event_time" in f}  # fmt: skip
+            size["dates"] += len(dated_labels)
+            found = {key for key, _ in predicted}
+            dated = dating_fn(turn["text"], facts, mentions)
+            score(run, "dates", language, turn_id, labelled_dates(turn, found), extracted_dates(dated, dated_labels))
     expected = [
         (s["at_turn"], supersession_key(s["subject"], s["slot"], s["old_value"], s["new_value"], s["at_turn"]))
         for s in conversation.get("expected_supersessions", [])
@@ -264,16 +302,20 @@ def summarize(run: Run) -> dict[str, Any]:
 
 
 def evaluate(
-    path: Path | str = DEFAULT_PATH, *, facts_fn: FactsFn = extract_facts, times_fn: TimesFn = find_time_expressions
+    path: Path | str = DEFAULT_PATH,
+    *,
+    facts_fn: FactsFn = extract_facts,
+    times_fn: TimesFn = find_time_expressions,
+    dating_fn: DatingFn = date_facts,
 ) -> dict[str, Any]:
     """Scores of the extractors on the labelled file at `path`.
 
     Returns {"sizes": {language: counts}, "scores": {category: {language: {tp, fp, fn, precision, recall,
     f1}}}, "errors": [{category, kind, language, turn_id, item}]}; languages include "overall".
-    `facts_fn` / `times_fn` replace the extractors (for testing the evaluator itself)."""
+    `facts_fn` / `times_fn` / `dating_fn` replace the extractors (for testing the evaluator itself)."""
     run = Run()
     for conversation in load(Path(path)):
-        evaluate_conversation(run, conversation, facts_fn, times_fn)
+        evaluate_conversation(run, conversation, facts_fn, times_fn, dating_fn)
     return summarize(run)
 
 
@@ -281,7 +323,7 @@ def evaluate(
 
 
 def format_sizes(sizes: Mapping[str, Mapping[str, int]]) -> str:
-    fields = ("conversations", "sessions", "turns", "facts", "times", "supersessions")
+    fields = ("conversations", "sessions", "turns", "facts", "times", "dates", "supersessions")
     lines = [f"{'language':<9}" + "".join(f"{name:>15}" for name in fields)]
     for language, counts in sizes.items():
         lines.append(f"{language:<9}" + "".join(f"{counts.get(name, 0):>15}" for name in fields))
