@@ -228,7 +228,7 @@ def test_evaluator_scores_the_dates_of_facts_found_and_labelled(tmp_path: Path) 
             fact("Ann", "trip_to", "Rome"),
             fact("Ann", "car", "Golf"),
             fact("Ann", "pet", "cat"),
-        ],  # fmt: skip
+        ],
         times_fn=lambda text, reference: [may_14],
         dating_fn=dating,
     )
