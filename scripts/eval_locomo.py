@@ -12,12 +12,17 @@ and the answer's `items` are scored against the question's `evidence` turns with
 dense cosine over single turns, each turn indexed as "speaker: text", the text the product embeds for
 a turn) answer the same questions over the same turns.
 
+Category 5 (adversarial: unanswerable) questions are not asked, as in LoCoMo's retrieval protocol.
 Printed: one Markdown table per system (rows: categories 1 multi-hop, 2 temporal, 3 open-domain,
-4 single-hop, 5 adversarial, and overall; columns R@5, R@10, R@20, R@512tok, R@1024tok, MRR, n), an
+4 single-hop, and overall; columns R@5, R@10, R@20, R@512tok, R@1024tok, MRR, n), an
 overall comparison, the recall latency (the API's `took_ms` and the client's wall time) and what the
 recall cards looked like (types, cards without `source_turn_ids`).
 
     .venv/bin/python scripts/eval_locomo.py [FILE ...] [--limit-questions N] [--top-k 20] [--json-out PATH] [--keep]
+
+--json-out also keeps, per question (`question_id` `<sample_id>:<position in its qa list>`), every
+system's ranked cards (id, type, score, source_turn_ids, the head of the summary): two such files
+are diffed question by question by `scripts/compare_runs.py`.
 
 FILE defaults to tests/data/locomo/*.json (each a LoCoMo sample, or a list of them as in locomo10.json).
 Starts its own Neo4j (17693) and Redis (16393) unless --neo4j-uri/--redis-url are given; --keep leaves
@@ -46,6 +51,7 @@ import httpx  # noqa: E402
 
 from app.embedding import Embedder  # noqa: E402
 from app.evaluation.baselines import BM25, DenseIndex, Doc  # noqa: E402
+from app.evaluation.compare import compact_card  # noqa: E402
 from app.evaluation.datasets import Sample, batches, load_samples  # noqa: E402
 from app.evaluation.metrics import (  # noqa: E402
     MRR,
@@ -60,7 +66,7 @@ from app.evaluation.metrics import (  # noqa: E402
     score_question,
 )
 from app.runtime import Runtime  # noqa: E402
-from scripts.harness import add_engine_arguments, fresh_namespace, local_engines, served_api  # noqa: E402
+from scripts.harness import add_engine_arguments, fresh_namespace, git_commit, local_engines, served_api  # noqa: E402
 
 NEO4J_PORT = 17693
 REDIS_PORT = 16393
@@ -69,7 +75,8 @@ TOP_K = 20
 KS = (5, 10, 20)
 BUDGETS = (512, 1024)
 COLUMNS = [*(recall_key(k) for k in KS), *(budget_key(b) for b in BUDGETS), MRR]
-CATEGORIES = {"1": "1 multi-hop", "2": "2 temporal", "3": "3 open-domain", "4": "4 single-hop", "5": "5 adversarial"}
+CATEGORIES = {"1": "1 multi-hop", "2": "2 temporal", "3": "3 open-domain", "4": "4 single-hop"}
+ADVERSARIAL = "5"  # unanswerable questions: LoCoMo's retrieval protocol does not score them, nor ask them here
 SYSTEMS = ("hippograph", "bm25", "dense")
 Card = dict[str, Any]
 EVIDENCE_ID = re.compile(r"D\d+:\d+")
@@ -206,6 +213,7 @@ def evaluate(client: httpx.Client, embedder: Embedder, samples: Sequence[Sample]
     ingest_s = 0.0
     turns_ingested = 0
     dropped_evidence = 0
+    skipped_adversarial = 0
     for number, sample in enumerate(samples, start=1):
         namespace = f"eval-locomo-{sample.sample_id}"[:64]
         fresh_namespace(client, namespace)
@@ -219,8 +227,11 @@ def evaluate(client: httpx.Client, embedder: Embedder, samples: Sequence[Sample]
         bm25 = BM25(docs)
         dense = DenseIndex(embedder, docs)
         now = sample.last_date + timedelta(days=1)
-        qas = sample.qa[: args.limit_questions] if args.limit_questions is not None else sample.qa
-        for index, qa in enumerate(qas, start=1):
+        asked = [(position, qa) for position, qa in enumerate(sample.qa, start=1)
+                 if str(qa.get("category")) != ADVERSARIAL]  # fmt: skip
+        skipped_adversarial += len(sample.qa) - len(asked)
+        qas = asked[: args.limit_questions] if args.limit_questions is not None else asked
+        for index, (position, qa) in enumerate(qas, start=1):
             named = evidence_of(qa)
             evidence = [turn_id for turn_id in named if turn_id in sample.turn_to_session]
             dropped_evidence += len(named) - len(evidence)
@@ -240,23 +251,26 @@ def evaluate(client: httpx.Client, embedder: Embedder, samples: Sequence[Sample]
             for system, system_cards in ranked.items():
                 scores[system] = score_question(system_cards, evidence, ks=KS, budgets=BUDGETS)
                 rows[system].append((category, scores[system]))
-            questions.append({"sample_id": sample.sample_id, "index": index, "category": category,
-                              "question": question, "evidence": evidence, "took_ms": answer.took_ms, "scores": scores,
-                              "stats": answer.stats,
-                              "top5": [{k: c.get(k) for k in ("id", "type", "score", "source_turn_ids")}
-                                       for c in items[:5]]})  # fmt: skip
+            questions.append({"question_id": f"{sample.sample_id}:{position}", "sample_id": sample.sample_id,
+                              "category": category, "question": question, "evidence": evidence,
+                              "took_ms": answer.took_ms, "scores": scores, "stats": answer.stats,
+                              "cards": {system: [compact_card(c) for c in system_cards]
+                                        for system, system_cards in ranked.items()}})  # fmt: skip
             if index % 25 == 0 or index == len(qas):
                 print(f"    {index}/{len(qas)} questions (recall mean {statistics.fmean(took_ms):.0f} ms)", flush=True)
         if not args.keep:
             client.delete(f"/v1/namespaces/{namespace}").raise_for_status()
     return {
         "dataset": "locomo",
+        "git_commit": git_commit(),
+        "categories": CATEGORIES,
         "samples": [s.sample_id for s in samples],
         "turns_ingested": turns_ingested,
         "ingest_seconds": ingest_s,
         "seconds": time.perf_counter() - started,
         "top_k": args.top_k,
         "evidence_ids_not_in_conversation": dropped_evidence,
+        "adversarial_questions_not_asked": skipped_adversarial,
         "columns": COLUMNS,
         "systems": {system: {c: s.as_dict() for c, s in summaries(rows[system]).items()} for system in SYSTEMS},
         "recall_took_ms": latency_summary(took_ms),
@@ -275,6 +289,8 @@ def print_report(report: dict[str, Any]) -> None:
     print_tables(report, COLUMNS, labels={**CATEGORIES, OVERALL: "overall"})
     if dropped := report["evidence_ids_not_in_conversation"]:
         print(f"evidence ids naming no turn of the conversation (ignored): {dropped}")
+    if skipped := report.get("adversarial_questions_not_asked"):
+        print(f"category 5 (adversarial, unanswerable) questions not asked: {skipped}")
     print("(a mean over fewer questions than n shows its count in parentheses: the others name no evidence turn)")
 
 

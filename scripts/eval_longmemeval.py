@@ -22,6 +22,9 @@ Metrics (`app.evaluation.metrics`), per question_type and overall:
     .venv/bin/python scripts/eval_longmemeval.py [--data ../shared/data/longmemeval-dev] [--limit N]
         [--user-only] [--top-k 20] [--json-out PATH] [--keep]
 
+--json-out also keeps, per question, every system's ranked cards (id, type, score, source_turn_ids,
+the head of the summary), for `scripts/compare_runs.py`.
+
 --limit N takes N questions in turn from each question type (so --limit 6 asks one of each type).
 Starts its own Neo4j (17694) and Redis (16394) unless --neo4j-uri/--redis-url are given; --keep leaves
 the engines running and the namespaces in place.
@@ -46,6 +49,7 @@ import httpx  # noqa: E402
 
 from app.embedding import Embedder  # noqa: E402
 from app.evaluation.baselines import BM25, DenseIndex, Doc  # noqa: E402
+from app.evaluation.compare import compact_card  # noqa: E402
 from app.evaluation.datasets import load_question  # noqa: E402
 from app.evaluation.metrics import (  # noqa: E402
     MRR,
@@ -59,7 +63,7 @@ from app.evaluation.metrics import (  # noqa: E402
 )
 from app.runtime import Runtime  # noqa: E402
 from scripts.eval_locomo import SYSTEMS, CardStats, ingest, latency_summary, print_tables, recall  # noqa: E402
-from scripts.harness import add_engine_arguments, fresh_namespace, local_engines, served_api  # noqa: E402
+from scripts.harness import add_engine_arguments, fresh_namespace, git_commit, local_engines, served_api  # noqa: E402
 
 NEO4J_PORT = 17694
 REDIS_PORT = 16394
@@ -168,11 +172,11 @@ def evaluate(client: httpx.Client, embedder: Embedder, paths: Sequence[Path], ar
                 answer_sessions=q.answer_sessions, turn_to_session=q.turn_to_session,
             )  # fmt: skip
             rows[system].append((q.question_type, scores[system]))
-        questions.append({"question_id": q.question_id, "question_type": q.question_type, "question": q.question,
+        questions.append({"question_id": q.question_id, "category": q.question_type, "question": q.question,
                           "evidence": q.evidence, "answer_sessions": q.answer_sessions, "turns": len(turns),
                           "ingest_seconds": seconds, "took_ms": answer.took_ms, "scores": scores, "stats": answer.stats,
-                          "top5": [{k: c.get(k) for k in ("id", "type", "score", "source_turn_ids")}
-                                   for c in items[:5]]})  # fmt: skip
+                          "cards": {system: [compact_card(c) for c in system_cards]
+                                    for system, system_cards in ranked.items()}})  # fmt: skip
         brief = "; ".join(
             f"{system} S-any@5 {fmt(s[session_any_key(5)])} R@10 {fmt(s[recall_key(10)])} MRR {fmt(s[MRR])}"
             for system, s in scores.items()
@@ -180,6 +184,7 @@ def evaluate(client: httpx.Client, embedder: Embedder, paths: Sequence[Path], ar
         print(f"    recall {answer.took_ms:.0f} ms ({len(items)} cards) | {brief}", flush=True)
     return {
         "dataset": "longmemeval",
+        "git_commit": git_commit(),
         "user_only": args.user_only,
         "top_k": args.top_k,
         "question_ids": [q["question_id"] for q in questions],

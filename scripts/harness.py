@@ -107,6 +107,18 @@ def served_api(runtime: Runtime, timeout_s: float = 600.0) -> Iterator[httpx.Cli
         thread.join(timeout=10)
 
 
+def git_commit() -> str | None:
+    """The checkout's commit (with "-dirty" when it has uncommitted changes), for a report to name."""
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True,
+                              check=True).stdout.strip()  # fmt: skip
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO,
+                               capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return head + ("-dirty" if dirty else "")
+
+
 def fresh_namespace(client: httpx.Client, namespace: str) -> None:
     """Create `namespace` empty (erasing a previous run's)."""
     if client.get(f"/v1/namespaces/{namespace}").status_code == 200:
