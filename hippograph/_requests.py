@@ -60,12 +60,9 @@ ExportFormat = Literal["json", "graphml"]
 
 
 @dataclass(frozen=True)
-class ApiRequest(Generic[T]):
-    """One call, ready to send. `path` is a template; `{ns}` is filled with `namespace` or, when that is
-    None, the client's default namespace."""
+class Call(Generic[T]):
+    """What an endpoint function returns: the parts of a request that vary per call."""
 
-    method: Method
-    path: str
     parse: Callable[[httpx.Response], T]
     path_params: Mapping[str, str] = field(default_factory=dict)
     namespace: str | None = None
@@ -73,29 +70,26 @@ class ApiRequest(Generic[T]):
     json: Any = None
     content: bytes | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
-    idempotent: bool = False
+
+
+@dataclass(frozen=True)
+class ApiRequest(Generic[T]):
+    """One call, ready to send: the route's method, path template and retry rule, and the call's
+    parts. `{ns}` is filled with the call's namespace or, when that is None, the client's default."""
+
+    method: Method
+    path: str
+    idempotent: bool
+    call: Call[T]
 
     def url(self, default_namespace: str | None) -> str:
-        values = dict(self.path_params)
+        values = dict(self.call.path_params)
         if "{ns}" in self.path:
-            namespace = self.namespace or default_namespace
+            namespace = self.call.namespace or default_namespace
             if not namespace:
                 raise ValueError(f"{self.method} {self.path}: no namespace given and the client has no default")
             values["ns"] = namespace
         return self.path.format(**{name: quote(value, safe="") for name, value in values.items()})
-
-
-@dataclass(frozen=True)
-class Call(Generic[T]):
-    """What an endpoint function returns: the parts of an `ApiRequest` that vary per call."""
-
-    parse: Callable[[httpx.Response], T]
-    path_params: Mapping[str, str] = field(default_factory=dict)
-    namespace: str | None = None
-    params: Sequence[tuple[str, str]] = ()
-    json: Any = None
-    content: bytes | None = None
-    headers: Mapping[str, str] = field(default_factory=dict)
 
 
 class Endpoint(Generic[P, T]):
@@ -107,9 +101,7 @@ class Endpoint(Generic[P, T]):
         self.__doc__ = build.__doc__
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> ApiRequest[T]:
-        call = self.build_call(*args, **kwargs)
-        return ApiRequest(self.method, self.path, call.parse, call.path_params, call.namespace, call.params,
-                          call.json, call.content, call.headers, self.idempotent)  # fmt: skip
+        return ApiRequest(self.method, self.path, self.idempotent, self.build_call(*args, **kwargs))
 
     @overload
     def __get__(self, client: None, owner: type) -> Endpoint[P, T]: ...

@@ -22,6 +22,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from app.api.schemas import MAX_TURNS_PER_BATCH
 from hippograph.client import DEFAULT_URL, Hippograph
 from hippograph.errors import HippographError, NotFound
 
@@ -345,7 +346,9 @@ DEFAULT_BATCH = 200
 def ingest(
     file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, readable=True)],
     format: Annotated[IngestFormat | None, typer.Option("--format", help="default: detected")] = None,  # noqa: A002
-    batch_size: Annotated[int, typer.Option(min=1, help="turns per request (at most the API's 1000)")] = DEFAULT_BATCH,
+    batch_size: Annotated[
+        int, typer.Option(min=1, help=f"turns per request (at most the API's {MAX_TURNS_PER_BATCH})")
+    ] = DEFAULT_BATCH,
     wait: Annotated[bool, typer.Option(help="wait for the write tracks of each batch")] = False,
     checkpoint: Annotated[Path | None, typer.Option(help="default: FILE.<namespace>.hippograph-progress")] = None,
     poll: Annotated[bool, typer.Option(help="without --wait: poll the batches' status at the end")] = True,
@@ -356,7 +359,7 @@ def ingest(
 
     ns = namespace_of()
     found, sessions = ing.read_sessions(file, format.value if format else None)  # type: ignore[arg-type]
-    batches = ing.plan_batches(sessions, min(batch_size, 1000))
+    batches = ing.plan_batches(sessions, min(batch_size, MAX_TURNS_PER_BATCH))
     progress_file = checkpoint or ing.default_checkpoint(file, ns)
     state = ing.Checkpoint.load(progress_file, ns)
     total = sum(len(b) for b in batches)
@@ -367,10 +370,9 @@ def ingest(
     new = 0
     with client() as hg, _progress(total, skipped_turns=total - sum(len(b) for _, b in todo)) as advance:
         for n, batch in todo:
-            answer = dump(hg.post_turns(batch, wait=wait, namespace=ns))
-            batch_id = answer.get("batch_id") or answer.get("task_id")
-            state.mark(ing.batch_digest(batch), batch_id)
-            fresh = sum(1 for t in answer.get("turns", []) if t.get("new"))
+            accepted = hg.post_turns(batch, wait=wait, namespace=ns)
+            state.mark(ing.batch_digest(batch), accepted.batch_id)
+            fresh = sum(1 for turn in accepted.turns if turn.new)
             new += fresh
             advance(len(batch), f"batch {n}/{len(batches)}: {len(batch)} turns, {fresh} new")
         if not wait and poll:
@@ -409,7 +411,7 @@ def _await_batches(hg: Hippograph, ns: str, batch_ids: list[str], timeout_s: flo
         for batch_id in list(pending):
             try:
                 status = hg.get_batch(batch_id, namespace=ns)
-            except NotFound:  # expired from the batch store (or a server without the route): nothing to wait for
+            except NotFound:  # expired from the batch store: nothing to wait for
                 pending.remove(batch_id)
                 continue
             if status.status in ("done", "failed"):

@@ -78,19 +78,20 @@ class _Base(Routes):
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
 
     def _http_request(self, request: ApiRequest[Any], http: httpx.Client | httpx.AsyncClient) -> httpx.Request:
+        call = request.call
         return http.build_request(
             request.method,
             self.base_url + request.url(self.namespace),
-            params=list(request.params) or None,
-            json=request.json if request.content is None else None,
-            content=request.content,
-            headers={**self._headers, **request.headers},
+            params=list(call.params) or None,
+            json=call.json if call.content is None else None,
+            content=call.content,
+            headers={**self._headers, **call.headers},
         )
 
     @staticmethod
     def _read(request: ApiRequest[T], response: httpx.Response) -> T:
         if response.is_success:
-            return request.parse(response)
+            return request.call.parse(response)
         raise error_from_response(response)
 
 

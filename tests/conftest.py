@@ -242,8 +242,13 @@ def checked(client: TestClient) -> TestClient:
     return client
 
 
-def admin_headers(key: str = TEST_ADMIN_KEY) -> dict[str, str]:
+def bearer(key: str) -> dict[str, str]:
+    """The headers that send `key`."""
     return {"Authorization": f"Bearer {key}"}
+
+
+def admin_headers(key: str = TEST_ADMIN_KEY) -> dict[str, str]:
+    return bearer(key)
 
 
 @pytest.fixture

@@ -10,12 +10,10 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import bearer
+
 ROLES = ("reader", "writer", "admin")
 RANK = {"key": 0, "reader": 1, "writer": 2, "admin": 3}
-
-
-def bearer(key: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {key}"}
 
 
 class Tenant:

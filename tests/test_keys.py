@@ -12,11 +12,7 @@ import pytest
 from app.auth.bootstrap import ADMIN_KEY_FILE, bootstrap_admin_key
 from app.auth.keys import ApiKeys
 from app.domain.keys import Caller, Role, Viewer, key_hash, new_key, same_secret
-from tests.conftest import make_settings
-
-
-def bearer(key: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {key}"}
+from tests.conftest import bearer, make_settings
 
 
 def create_key(api, ns: str, role: str, agent_id: str, **fields: object) -> str:  # type: ignore[no-untyped-def]

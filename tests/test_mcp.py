@@ -16,20 +16,11 @@ import httpx2
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.conftest import admin_headers
-from tests.test_tools import SEVEN
+from tests.conftest import admin_headers, bearer
+from tests.test_tools import SEVEN, without_timings
 
 REPO = Path(__file__).resolve().parents[1]
 NOTE = {"content": "The staging database moved to the host db-7 on Monday", "tags": ["infra"]}
-TIMINGS = ("took_ms", "stats")
-
-
-def bearer(key: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {key}"}
-
-
-def without_timings(result: dict[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in result.items() if key not in TIMINGS}
 
 
 def setup_namespace(live_api: str, namespace: str) -> dict[str, str]:

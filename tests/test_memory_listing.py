@@ -11,10 +11,7 @@ from app.domain.inputs import InputError
 from app.domain.model import Importance
 from app.recall.listing import at_least, decode_cursor, encode_cursor
 from app.stores.cypher import CypherQueries
-
-
-def bearer(key: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {key}"}
+from tests.conftest import bearer
 
 
 def test_cursors_round_trip_and_refuse_anything_else() -> None:

@@ -12,6 +12,7 @@ from jsonschema import Draft7Validator, Draft202012Validator
 from app.tools import TOOLS
 from app.tools.catalog import NoteArguments
 from app.tools.definition import inline_refs
+from tests.conftest import bearer
 
 SEVEN = {
     "recall_memory",
@@ -23,10 +24,6 @@ SEVEN = {
     "graph_query",
 }
 TIMINGS = ("took_ms", "stats")  # wall-clock figures: the only parts of two runs that may differ
-
-
-def bearer(key: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {key}"}
 
 
 def without_timings(result: dict[str, Any]) -> dict[str, Any]:
