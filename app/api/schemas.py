@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from app.domain.inputs import NewLink, NewMemory
+from app.domain.inputs import NewLink, NewMemory, check_json_value
 from app.domain.keys import EVERYTHING, Role, Viewer
 from app.domain.model import SUMMARY_MAX_CHARS, Importance, NodeType, RelType, Source
-from app.domain.turns import Turn
+from app.domain.turns import MAX_METADATA_DEPTH, Turn
 
 if TYPE_CHECKING:  # the recall service pulls the engines; these models stay import-light for clients
     from app.recall.listing import ListingFilter
@@ -157,7 +157,9 @@ class TurnBody(Strict):
     speaker: Text = Field(description="who said it")
     text: str = Field(min_length=1, description=f"what was said (at most {MAX_TURN_BYTES} bytes of UTF-8)")
     timestamp: datetime | None = Field(None, description="ISO 8601; without an offset it is taken as UTC; default now")
-    metadata: dict[str, Any] | None = Field(None, description="free-form, stored with the turn")
+    metadata: dict[str, Any] | None = Field(
+        None, description=f"free-form JSON stored with the turn, at most {MAX_METADATA_DEPTH} levels deep"
+    )
 
     @field_validator("text")
     @classmethod
@@ -167,6 +169,13 @@ class TurnBody(Strict):
         if len(text.encode("utf-8")) > MAX_TURN_BYTES:
             raise ValueError(f"at most {MAX_TURN_BYTES} bytes of UTF-8")
         return text
+
+    @field_validator("metadata")
+    @classmethod
+    def metadata_storable(cls, metadata: dict[str, Any] | None) -> dict[str, Any] | None:
+        if metadata is not None:
+            check_json_value(metadata, "metadata", MAX_METADATA_DEPTH)
+        return metadata
 
     def to_domain(self, now: datetime, agent_id: str | None = None) -> Turn:
         """`agent_id`: the writing key's agent, recorded on the turn's node."""

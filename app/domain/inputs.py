@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from app.domain.model import SUMMARY_MAX_CHARS, Importance, NodeType, RelType, Source
 from app.errors import HippographError
@@ -22,6 +24,47 @@ class InputError(HippographError, ValueError):
         super().__init__(f"{field}: {message}")
         self.field = field
         self.message = message
+
+
+# What Neo4j, Redis and the JSON encoders store: 64-bit integers, finite floats, strings that are
+# valid Unicode (a lone surrogate cannot be encoded as UTF-8).
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def has_lone_surrogate(text: str) -> bool:
+    return not text.isascii() and _SURROGATE.search(text) is not None
+
+
+def check_json_value(value: Any, field: str, max_depth: int) -> None:
+    """Raise InputError naming a place (`field.key[2]`) of a parsed JSON value that the
+    engines cannot store: objects and arrays nested deeper than `max_depth` levels, a string or key
+    with a lone surrogate, an integer beyond 64 bits, a NaN or infinite float. Iterative, so a value
+    of any depth is checked without recursion."""
+    stack: list[tuple[Any, str, int]] = [(value, field, 0)]
+    while stack:
+        item, path, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth >= max_depth:
+                raise InputError(path or "body", f"nested deeper than {max_depth} levels")
+            if isinstance(item, dict):
+                for key, child in item.items():
+                    child_path = f"{path}.{key}" if path else str(key)
+                    if isinstance(key, str) and has_lone_surrogate(key):
+                        raise InputError(path or "body", f"key {key!r} contains a lone surrogate (not valid Unicode)")
+                    stack.append((child, child_path, depth + 1))
+            else:
+                stack.extend((child, f"{path}[{i}]", depth + 1) for i, child in enumerate(item))
+        elif isinstance(item, str):
+            if has_lone_surrogate(item):
+                raise InputError(path or "body", "contains a lone surrogate (not valid Unicode)")
+        elif isinstance(item, bool):
+            continue
+        elif isinstance(item, int):
+            if not INT64_MIN <= item <= INT64_MAX:
+                raise InputError(path or "body", "integer beyond the 64-bit range")
+        elif isinstance(item, float) and not math.isfinite(item):
+            raise InputError(path or "body", "must be a finite number")
 
 
 def check_namespace(name: str) -> str:

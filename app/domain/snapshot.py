@@ -404,6 +404,8 @@ def _load_json(text: str | bytes) -> Any:
         return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
     except json.JSONDecodeError as error:
         raise SnapshotFormatError(f"not valid JSON: {error}") from error
+    except RecursionError:  # the C decoder stops at the interpreter's recursion limit (~1000 levels)
+        raise SnapshotFormatError("not a snapshot: JSON nested about 1000 levels deep") from None
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

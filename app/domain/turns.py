@@ -8,6 +8,9 @@ from typing import Any
 
 from app.domain.inputs import stable_digest
 
+# Levels of objects and arrays a turn's metadata may nest (it is stored as JSON on the Dialogue node).
+MAX_METADATA_DEPTH = 16
+
 
 @dataclass(frozen=True)
 class Turn:

@@ -1,0 +1,124 @@
+"""Input the engines cannot store is refused at the door: 422 naming the field (or 413 for a body
+too large), in the one error shape, with nothing written; never a 500 (issue 20)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from app.domain.inputs import INT64_MAX, InputError, check_json_value
+
+JSON = {"content-type": "application/json"}
+
+
+def nested(depth: int, leaf: str = "1") -> str:
+    """`{"a": {"a": ... leaf}}` with `depth` objects, as text (json.dumps would recurse)."""
+    return '{"a":' * depth + leaf + "}" * depth
+
+
+def turns_body(metadata: str = "null", **fields: str) -> str:
+    turn = {"session_id": "s1", "turn_id": "t1", "speaker": "Alice", "text": "I moved to Berlin.", **fields}
+    return '{"turns": [' + json.dumps(turn)[:-1] + ', "metadata": ' + metadata + "}]}"
+
+
+def refused(response: Any, field: str, status: int = 422) -> dict[str, Any]:
+    """The error names `field`, or a place inside it (`field.a.a...` for a depth)."""
+    assert response.status_code == status, response.text
+    error = response.json()["error"]
+    assert error["field"] == field or error["field"].startswith(f"{field}."), error
+    assert error["message"].startswith(f"{error['field']}: "), error
+    return error
+
+
+def assert_nothing_stored(api: Any, namespace: str) -> None:
+    """The refused turn was not stored: the same (session, turn) is new afterwards."""
+    response = api.post(f"/v1/namespaces/{namespace}/turns", content=turns_body(), headers=JSON)
+    assert response.status_code == 202, response.text
+    assert response.json()["turns"][0]["new"] is True
+
+
+# --- the pure check ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "field", "message"),
+    [
+        ({"a": {"b": [1, {"c": 1}]}}, "m.a.b[1]", "nested deeper than 3 levels"),
+        ({"a": "x\ud800"}, "m.a", "contains a lone surrogate (not valid Unicode)"),
+        ({"\udc00k": 1}, "m", "key '\\udc00k' contains a lone surrogate (not valid Unicode)"),
+        ({"n": [INT64_MAX + 1]}, "m.n[0]", "integer beyond the 64-bit range"),
+        ({"n": -(2**63) - 1}, "m.n", "integer beyond the 64-bit range"),
+        ({"f": float("nan")}, "m.f", "must be a finite number"),
+        ({"f": [float("-inf")]}, "m.f[0]", "must be a finite number"),
+    ],
+)
+def test_check_json_value_names_the_place(value: Any, field: str, message: str) -> None:
+    with pytest.raises(InputError) as caught:
+        check_json_value(value, "m", 3)
+    assert (caught.value.field, caught.value.message) == (field, message)
+
+
+def test_check_json_value_accepts_what_the_engines_store() -> None:
+    check_json_value({"a": {"b": [1, 2.5, True, None, "é😀", INT64_MAX, -(2**63)]}}, "m", 3)
+    deep: dict[str, Any] = {}
+    for _ in range(5000):
+        deep = {"a": deep}
+    check_json_value(deep, "m", 5001)  # iterative: no RecursionError
+
+
+# --- through the API, on the real engines -------------------------------------------------------
+
+
+@pytest.fixture
+def ns(api: Any, namespace: str) -> str:
+    assert api.put(f"/v1/namespaces/{namespace}").status_code == 201
+    return namespace
+
+
+@pytest.mark.parametrize(
+    ("metadata", "field"),
+    [
+        (nested(900), "turns[0].metadata"),  # was a RecursionError (500)
+        (nested(17), "turns[0].metadata"),
+        ('{"k": "\\ud800"}', "turns[0].metadata.k"),  # was a UnicodeEncodeError in Redis (500)
+        ('{"\\udfff": 1}', "turns[0].metadata"),
+        ('{"n": 9223372036854775808}', "turns[0].metadata.n"),
+        ('{"x": NaN}', "body"),
+        ('{"x": 1e400}', "turns[0].metadata.x"),
+    ],
+)
+def test_turn_metadata_the_engines_cannot_store_is_refused(api: Any, ns: str, metadata: str, field: str) -> None:
+    response = api.post(f"/v1/namespaces/{ns}/turns", content=turns_body(metadata), headers=JSON)
+    refused(response, field)
+    assert_nothing_stored(api, ns)
+
+
+def test_metadata_of_the_documented_depth_is_accepted(api: Any, ns: str) -> None:
+    response = api.post(f"/v1/namespaces/{ns}/turns", content=turns_body(nested(16)), headers=JSON)
+    assert response.status_code == 202, response.text
+
+
+def test_a_lone_surrogate_in_a_turn_field_is_refused(api: Any, ns: str) -> None:
+    body = turns_body().replace('"I moved to Berlin."', '"I moved \\ud83d to Berlin."')
+    refused(api.post(f"/v1/namespaces/{ns}/turns", content=body, headers=JSON), "turns[0].text")
+    assert_nothing_stored(api, ns)
+
+
+@pytest.mark.parametrize("route", ["turns", "recall", "memories", "cypher", "import"])
+def test_a_body_nested_10000_deep_is_refused(api: Any, ns: str, route: str) -> None:
+    response = api.post(f"/v1/namespaces/{ns}/{route}", content="[" * 10_000 + "]" * 10_000, headers=JSON)
+    refused(response, "body")
+
+
+def test_free_form_cypher_parameters_are_checked(api: Any, ns: str) -> None:
+    body = '{"query": "RETURN $n AS n", "params": {"n": 99999999999999999999}}'
+    refused(api.post(f"/v1/namespaces/{ns}/cypher", content=body, headers=JSON), "params.n")
+    body = '{"query": "RETURN $s AS s", "params": {"s": "\\udc00"}}'
+    refused(api.post(f"/v1/namespaces/{ns}/cypher", content=body, headers=JSON), "params.s")
+
+
+def test_invalid_json_is_a_422_naming_the_body(api: Any, ns: str) -> None:
+    error = refused(api.post(f"/v1/namespaces/{ns}/recall", content='{"query": ', headers=JSON), "body")
+    assert "not valid JSON" in error["message"]
