@@ -4,6 +4,7 @@ too large), in the one error shape, with nothing written; never a 500 (issue 20)
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -122,3 +123,74 @@ def test_free_form_cypher_parameters_are_checked(api: Any, ns: str) -> None:
 def test_invalid_json_is_a_422_naming_the_body(api: Any, ns: str) -> None:
     error = refused(api.post(f"/v1/namespaces/{ns}/recall", content='{"query": ', headers=JSON), "body")
     assert "not valid JSON" in error["message"]
+
+
+# --- times and blank fields ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("2024-05-15T10:00:00+19:00", "the UTC offset must be within -18:00 and +18:00"),
+        ("2024-05-15T10:00:00-23:59", "the UTC offset must be within -18:00 and +18:00"),
+        ("0001-01-01T00:00:00+18:00", "out of range once converted to UTC (years 1-9999)"),
+        ("9999-12-31T23:59:00-18:00", "out of range once converted to UTC (years 1-9999)"),
+    ],
+)
+def test_check_storable_time_refuses_what_neo4j_cannot_store(text: str, message: str) -> None:
+    from datetime import datetime
+
+    from app.domain.inputs import check_storable_time
+
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        check_storable_time(datetime.fromisoformat(text))
+
+
+def test_check_storable_time_keeps_the_edges_neo4j_stores() -> None:
+    from datetime import datetime
+
+    from app.domain.inputs import check_storable_time
+
+    for text in ("2024-05-15T10:00+18:00", "2024-05-15T10:00-18:00", "0001-01-01T00:00", "9999-12-31T23:59:59"):
+        value = datetime.fromisoformat(text)
+        assert check_storable_time(value) is value
+
+
+@pytest.mark.parametrize("timestamp", ["2024-05-15T10:00:00+19:00", "2024-05-15T10:00:00-23:59"])
+def test_a_turn_timestamp_offset_neo4j_refuses_is_a_422(api: Any, ns: str, timestamp: str) -> None:
+    response = api.post(f"/v1/namespaces/{ns}/turns", content=turns_body(timestamp=timestamp), headers=JSON)
+    refused(response, "turns[0].timestamp")
+    assert_nothing_stored(api, ns)
+
+
+@pytest.mark.parametrize("field", ["session_id", "turn_id", "speaker", "text"])
+def test_a_whitespace_only_turn_field_is_a_422(api: Any, ns: str, field: str) -> None:
+    response = api.post(f"/v1/namespaces/{ns}/turns", content=turns_body(**{field: " \t\u3000 "}), headers=JSON)
+    refused(response, f"turns[0].{field}")
+    assert_nothing_stored(api, ns)
+
+
+@pytest.mark.parametrize(
+    ("route", "body", "field"),
+    [
+        ("memories", {"type": "Knowledge", "label": "  ", "content": "x"}, "label"),
+        ("memories", {"type": "Knowledge", "label": "x", "content": "\n"}, "content"),
+        ("memories", {"type": "Knowledge", "label": "x", "content": "y", "tags": [" "]}, "tags[0]"),
+        ("memories", {"type": "Experience", "label": "x", "content": "y", "event_time": "2024-01-01T00:00:00+18:30"},
+         "event_time"),
+        ("links", {"source_id": " ", "target_id": "task:b", "type": "DEPENDENCY"}, "source_id"),
+        ("recall", {"query": "where?", "as_of": "2024-01-01T00:00:00-20:00"}, "as_of"),
+    ],
+)  # fmt: skip
+def test_other_write_and_read_bodies_refuse_the_same(api: Any, ns: str, route: str, body: Any, field: str) -> None:
+    refused(api.post(f"/v1/namespaces/{ns}/{route}", json=body), field)
+
+
+def test_a_listing_time_neo4j_refuses_is_a_422(api: Any, ns: str) -> None:
+    response = api.get(f"/v1/namespaces/{ns}/memories", params={"since": "2024-01-01T00:00:00+23:00"})
+    refused(response, "since")
+
+
+def test_a_key_expiry_neo4j_refuses_is_a_422(api: Any, ns: str) -> None:
+    body = {"namespace": ns, "role": "reader", "agent_id": "a", "expires_at": "9999-12-31T23:00:00-19:00"}
+    refused(api.post("/v1/keys", json=body), "expires_at")

@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from app.domain.inputs import NewLink, NewMemory, check_json_value
+from app.domain.inputs import NewLink, NewMemory, check_json_value, check_not_blank, check_storable_time
 from app.domain.keys import EVERYTHING, Role, Viewer
 from app.domain.model import SUMMARY_MAX_CHARS, Importance, NodeType, RelType, Source
 from app.domain.turns import MAX_METADATA_DEPTH, Turn
@@ -18,7 +18,10 @@ if TYPE_CHECKING:  # the recall service pulls the engines; these models stay imp
 
 MAX_CONTENT_CHARS = 64 * 1024
 Weight = Annotated[float, Field(gt=0.0, le=1.0)]
-Text = Annotated[str, Field(min_length=1, max_length=200)]
+Text = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(check_not_blank)]
+# Times Neo4j can store: a UTC offset within ±18:00 in whole minutes, years 1-9999 in UTC.
+Time = Annotated[datetime, AfterValidator(check_storable_time)]
+AwareTime = Annotated[AwareDatetime, AfterValidator(check_storable_time)]
 
 
 class Strict(BaseModel):
@@ -62,8 +65,12 @@ class MemoryBody(Strict):
     )
 
     type: NodeType = Field(description="the node type")
-    label: str = Field(min_length=1, max_length=500, description="a short name")
-    content: str = Field(min_length=1, max_length=MAX_CONTENT_CHARS, description="the full text")
+    label: Annotated[str, AfterValidator(check_not_blank)] = Field(
+        min_length=1, max_length=500, description="a short name"
+    )
+    content: Annotated[str, AfterValidator(check_not_blank)] = Field(
+        min_length=1, max_length=MAX_CONTENT_CHARS, description="the full text"
+    )
     summary: str | None = Field(
         None, max_length=SUMMARY_MAX_CHARS, description="what recall shows (default: derived from the content)"
     )
@@ -85,9 +92,9 @@ class MemoryBody(Strict):
     subject: Text | None = Field(None, description="a fact: whom or what it is about")
     slot: Text | None = Field(None, description="a fact: what about the subject it states (a newer value supersedes)")
     value: str | None = Field(None, max_length=2000, description="a fact: its value")
-    valid_from: AwareDatetime | None = Field(None, description="a fact: from when it holds (default: now)")
-    valid_to: AwareDatetime | None = Field(None, description="a fact: until when it held")
-    event_time: AwareDatetime | None = Field(None, description="an event: when it happened")
+    valid_from: AwareTime | None = Field(None, description="a fact: from when it holds (default: now)")
+    valid_to: AwareTime | None = Field(None, description="a fact: until when it held")
+    event_time: AwareTime | None = Field(None, description="an event: when it happened")
 
     def to_domain(self, agent_id: str | None = None) -> NewMemory:
         """`agent_id`: the agent the write is recorded under (the key's; see access.writing_agent)."""
@@ -156,7 +163,7 @@ class TurnBody(Strict):
     turn_id: Text = Field(description="unique within the session: resending it creates nothing new")
     speaker: Text = Field(description="who said it")
     text: str = Field(min_length=1, description=f"what was said (at most {MAX_TURN_BYTES} bytes of UTF-8)")
-    timestamp: datetime | None = Field(None, description="ISO 8601; without an offset it is taken as UTC; default now")
+    timestamp: Time | None = Field(None, description="ISO 8601; without an offset it is taken as UTC; default now")
     metadata: dict[str, Any] | None = Field(
         None, description=f"free-form JSON stored with the turn, at most {MAX_METADATA_DEPTH} levels deep"
     )
@@ -164,8 +171,7 @@ class TurnBody(Strict):
     @field_validator("text")
     @classmethod
     def text_fits(cls, text: str) -> str:
-        if not text.strip():
-            raise ValueError("must not be blank")
+        check_not_blank(text)
         if len(text.encode("utf-8")) > MAX_TURN_BYTES:
             raise ValueError(f"at most {MAX_TURN_BYTES} bytes of UTF-8")
         return text
@@ -221,8 +227,8 @@ class RecallBody(Strict):
     mode: Literal["local", "global"] = Field("local", description="local: the current work; global: the big picture")
     include_history: bool = Field(False, description="also superseded facts and withdrawn inferences")
     token_budget: int | None = Field(None, ge=1, le=100_000, description="cut the cards to fit this many tokens")
-    as_of: datetime | None = Field(None, description="recall facts as they stood at this time")
-    now: datetime | None = Field(None, description="reference time for relative expressions (default: now)")
+    as_of: Time | None = Field(None, description="recall facts as they stood at this time")
+    now: Time | None = Field(None, description="reference time for relative expressions (default: now)")
     agent_id: Text | None = Field(
         None, description="the asking agent, whose own memories count as in focus; must be the key's agent"
     )
@@ -233,9 +239,7 @@ class RecallBody(Strict):
     @field_validator("query")
     @classmethod
     def query_not_blank(cls, query: str) -> str:
-        if not query.strip():
-            raise ValueError("must not be blank")
-        return query
+        return check_not_blank(query)
 
     def to_domain(self, agent_id: str | None = None, viewer: Viewer = EVERYTHING) -> RecallRequest:
         """`agent_id`: the asking agent (the key's; see access.writing_agent); `viewer`: whose
@@ -284,7 +288,7 @@ class KeyBody(Strict):
     role: Role = Field(description="reader: recall and reads; writer: + writes; admin: + deletes, import, keys")
     agent_id: Text = Field(description="the agent every write made with this key is recorded under")
     label: str | None = Field(None, max_length=200, description="a note for people: who holds it, what for")
-    expires_at: AwareDatetime | None = Field(None, description="when the key stops working (default: never)")
+    expires_at: AwareTime | None = Field(None, description="when the key stops working (default: never)")
 
 
 class CypherBody(Strict):
@@ -318,8 +322,8 @@ class MemorySearchQuery(Strict):
     type: list[NodeType] | None = Field(
         None, max_length=9, description="only these memory types (repeat the parameter for several)"
     )
-    since: datetime | None = Field(None, description="created at or after this time (ISO 8601; without an offset: UTC)")
-    until: datetime | None = Field(None, description="created before this time (ISO 8601; without an offset: UTC)")
+    since: Time | None = Field(None, description="created at or after this time (ISO 8601; without an offset: UTC)")
+    until: Time | None = Field(None, description="created before this time (ISO 8601; without an offset: UTC)")
     agent_id: Text | None = Field(None, description="only memories written by this agent")
     importance: Importance | None = Field(None, description="this importance level or a higher one")
     tags: list[Text] | None = Field(None, max_length=64, description="memories carrying every one of these tags")

@@ -6,7 +6,7 @@ import hashlib
 import math
 import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from app.domain.model import SUMMARY_MAX_CHARS, Importance, NodeType, RelType, Source
@@ -34,6 +34,33 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 def has_lone_surrogate(text: str) -> bool:
     return not text.isascii() and _SURROGATE.search(text) is not None
+
+
+# Neo4j stores a datetime's offset as a java.time.ZoneOffset: whole minutes within ±18:00.
+MAX_UTC_OFFSET = timedelta(hours=18)
+
+
+def check_not_blank(text: str) -> str:
+    """For pydantic validators: text that is only whitespace is refused (ValueError)."""
+    if not text.strip():
+        raise ValueError("must not be blank")
+    return text
+
+
+def check_storable_time(value: datetime) -> datetime:
+    """For pydantic validators: a datetime Neo4j can store (ValueError otherwise). Its UTC offset is
+    whole minutes within ±18:00, and its instant (naive: UTC) lies within years 1-9999 in UTC too."""
+    offset = value.utcoffset()
+    if offset is not None:
+        if abs(offset) > MAX_UTC_OFFSET:
+            raise ValueError("the UTC offset must be within -18:00 and +18:00")
+        if offset % timedelta(minutes=1):
+            raise ValueError("the UTC offset must be whole minutes")
+    try:
+        (value if offset is not None else value.replace(tzinfo=UTC)).astimezone(UTC)
+    except OverflowError:
+        raise ValueError("out of range once converted to UTC (years 1-9999)") from None
+    return value
 
 
 def check_json_value(value: Any, field: str, max_depth: int) -> None:
