@@ -194,3 +194,19 @@ def test_a_listing_time_neo4j_refuses_is_a_422(api: Any, ns: str) -> None:
 def test_a_key_expiry_neo4j_refuses_is_a_422(api: Any, ns: str) -> None:
     body = {"namespace": ns, "role": "reader", "agent_id": "a", "expires_at": "9999-12-31T23:00:00-19:00"}
     refused(api.post("/v1/keys", json=body), "expires_at")
+
+
+# --- numbers -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("capacity", ["1e30", "99999999999999999999", "1000000000001"])
+def test_a_capacity_beyond_the_maximum_is_a_422(api: Any, ns: str, capacity: str) -> None:
+    response = api.put(f"/v1/namespaces/{ns}", content='{"capacity": ' + capacity + "}", headers=JSON)
+    refused(response, "capacity")
+    assert api.get(f"/v1/namespaces/{ns}").json()["capacity"] == 100_000  # unchanged
+
+
+def test_the_maximum_capacity_is_stored(api: Any, ns: str) -> None:
+    from app.domain.inputs import MAX_CAPACITY
+
+    assert api.put(f"/v1/namespaces/{ns}", json={"capacity": MAX_CAPACITY}).json()["capacity"] == MAX_CAPACITY

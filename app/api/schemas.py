@@ -7,7 +7,14 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from app.domain.inputs import NewLink, NewMemory, check_json_value, check_not_blank, check_storable_time
+from app.domain.inputs import (
+    MAX_CAPACITY,
+    NewLink,
+    NewMemory,
+    check_json_value,
+    check_not_blank,
+    check_storable_time,
+)
 from app.domain.keys import EVERYTHING, Role, Viewer
 from app.domain.model import SUMMARY_MAX_CHARS, Importance, NodeType, RelType, Source
 from app.domain.turns import MAX_METADATA_DEPTH, Turn
@@ -33,7 +40,9 @@ class NamespaceBody(Strict):
 
     model_config = ConfigDict(json_schema_extra={"examples": [{"capacity": 100000, "low_water_ratio": 0.9}]})
 
-    capacity: int | None = Field(None, ge=1, description="node capacity before pruning (default 100000)")
+    capacity: int | None = Field(
+        None, ge=1, le=MAX_CAPACITY, description="node capacity before pruning (default 100000)"
+    )
     low_water_ratio: float | None = Field(None, gt=0.0, le=1.0, description="pruning target (default 0.9)")
 
 

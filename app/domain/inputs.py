@@ -12,6 +12,8 @@ from typing import Any
 from app.domain.model import SUMMARY_MAX_CHARS, Importance, NodeType, RelType, Source
 from app.errors import HippographError
 
+# A namespace's node capacity at most: beyond any Neo4j store, and exact as a float (capacity × ratio).
+MAX_CAPACITY = 10**12
 NAMESPACE_PATTERN = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 # After the type prefix: printable text without control characters (\x1f separates pair keys).
 _ID_BODY = re.compile(r"^[^\x00-\x1f\x7f]{1,200}$")
