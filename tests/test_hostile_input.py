@@ -210,3 +210,36 @@ def test_the_maximum_capacity_is_stored(api: Any, ns: str) -> None:
     from app.domain.inputs import MAX_CAPACITY
 
     assert api.put(f"/v1/namespaces/{ns}", json={"capacity": MAX_CAPACITY}).json()["capacity"] == MAX_CAPACITY
+
+
+# --- namespace names and node ids ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["rel-a\n", "a\nb", ".", "..", "", "a" * 65, "a/b", "é"])
+def test_check_namespace_refuses(name: str) -> None:
+    from app.domain.inputs import NAMESPACE_RULE, check_namespace
+
+    with pytest.raises(InputError) as caught:
+        check_namespace(name)
+    assert (caught.value.field, caught.value.message) == ("namespace", NAMESPACE_RULE)
+
+
+@pytest.mark.parametrize("name", ["a", "team-a", "...", ".a", "a..b", "A_9." + "x" * 60])
+def test_check_namespace_accepts(name: str) -> None:
+    from app.domain.inputs import check_namespace
+
+    assert check_namespace(name) == name
+
+
+def test_a_node_id_with_a_trailing_newline_is_refused() -> None:
+    from app.domain.inputs import check_node_id
+
+    with pytest.raises(InputError):
+        check_node_id("knowledge:abc\n")
+    assert check_node_id("knowledge:abc") == "knowledge:abc"
+
+
+@pytest.mark.parametrize("path", ["rel-a%0A", "%2E", "%2E%2E"])
+def test_a_namespace_name_with_a_newline_or_dots_is_a_422(api: Any, path: str) -> None:
+    refused(api.put(f"/v1/namespaces/{path}"), "namespace")
+    assert refused(api.get(f"/v1/namespaces/{path}/export"), "namespace")

@@ -18,11 +18,11 @@ from fastapi.dependencies.utils import get_flat_params
 from fastapi.routing import APIRoute
 
 from app.api.errors import ApiError, error_responses
-from app.domain.inputs import check_namespace
+from app.domain.inputs import NAMESPACE_RULE, check_namespace
 from app.domain.keys import Caller, Role, Viewer
 from app.runtime import Runtime
 
-NamespacePath = Annotated[str, Path(description="1-64 letters, digits, '-', '_', '.'")]
+NamespacePath = Annotated[str, Path(description=NAMESPACE_RULE)]
 
 
 @dataclass(frozen=True)

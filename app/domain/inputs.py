@@ -14,9 +14,12 @@ from app.errors import HippographError
 
 # A namespace's node capacity at most: beyond any Neo4j store, and exact as a float (capacity × ratio).
 MAX_CAPACITY = 10**12
-NAMESPACE_PATTERN = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
+# Matched whole (`fullmatch`: a `$` would also match before a trailing newline); "." and ".." are
+# refused too, as path segments that URLs and file names treat specially.
+NAMESPACE_PATTERN = re.compile(r"[A-Za-z0-9._-]{1,64}")
+NAMESPACE_RULE = "1-64 letters, digits, '-', '_' or '.', other than '.' and '..'"
 # After the type prefix: printable text without control characters (\x1f separates pair keys).
-_ID_BODY = re.compile(r"^[^\x00-\x1f\x7f]{1,200}$")
+_ID_BODY = re.compile(r"[^\x00-\x1f\x7f]{1,200}")
 
 
 class InputError(HippographError, ValueError):
@@ -97,8 +100,8 @@ def check_json_value(value: Any, field: str, max_depth: int) -> None:
 
 
 def check_namespace(name: str) -> str:
-    if not NAMESPACE_PATTERN.match(name):
-        raise InputError("namespace", "1-64 characters of letters, digits, '-', '_' or '.'")
+    if not NAMESPACE_PATTERN.fullmatch(name) or name in {".", ".."}:
+        raise InputError("namespace", NAMESPACE_RULE)
     return name
 
 
@@ -115,7 +118,7 @@ def namespace_term(namespace: str) -> str:
 def check_node_id(node_id: str, field: str = "id", expected: NodeType | None = None) -> str:
     prefix, sep, body = node_id.partition(":")
     node_type = NodeType.of_id(node_id)
-    if not sep or node_type is None or not _ID_BODY.match(body):
+    if not sep or node_type is None or not _ID_BODY.fullmatch(body):
         raise InputError(field, "must be '<type>:<key>' with a node type prefix such as 'knowledge:'")
     if expected is not None and node_type != expected:
         raise InputError(field, f"must start with '{expected.id_prefix}:' for a {expected.value} node")
