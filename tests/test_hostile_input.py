@@ -243,3 +243,48 @@ def test_a_node_id_with_a_trailing_newline_is_refused() -> None:
 def test_a_namespace_name_with_a_newline_or_dots_is_a_422(api: Any, path: str) -> None:
     refused(api.put(f"/v1/namespaces/{path}"), "namespace")
     assert refused(api.get(f"/v1/namespaces/{path}/export"), "namespace")
+
+
+# --- ids that cannot collide ---------------------------------------------------------------------
+
+
+def test_joined_key_escapes_the_separator_and_the_escape() -> None:
+    from app.domain.inputs import joined_key
+
+    assert joined_key("team", "sync") == "team\x1fsync"  # plain parts: as before
+    assert joined_key("team\x1fsync", "7") == "team\x1b\x1fsync\x1f7"
+    assert joined_key("team", "sync\x1f7") == "team\x1fsync\x1b\x1f7"
+    assert joined_key("a\x1b", "b") == "a\x1b\x1b\x1fb"
+    assert joined_key("a", "\x1bb") == "a\x1f\x1b\x1bb"
+    assert joined_key("a\x1b\x1f", "b") != joined_key("a\x1b", "\x1fb")
+    assert joined_key("") == "" and joined_key("", "") == "\x1f"
+
+
+def test_ids_of_plain_inputs_are_unchanged() -> None:
+    import hashlib
+    from datetime import UTC, datetime
+
+    from app.domain.turns import Turn, dialogue_id, episode_id
+
+    def legacy(*parts: str) -> str:  # the derivation before the separator was escaped
+        return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:24]
+
+    assert dialogue_id("s1", "t1") == f"dialogue:{legacy('s1', 't1')}"
+    assert episode_id("session 7 é") == f"episode:{legacy('session 7 é')}"
+    assert Turn("s1", "t1", "A", "x", datetime.now(UTC)).key == "s1\x1ft1"
+
+
+def test_turns_whose_ids_joined_alike_are_both_kept(api: Any, ns: str, worker: Any) -> None:
+    from app.domain.turns import dialogue_id
+
+    first = {"session_id": "team\x1fsync", "turn_id": "7", "speaker": "Alice", "text": "The deploy is on Monday."}
+    second = {"session_id": "team", "turn_id": "sync\x1f7", "speaker": "Bob", "text": "The review is on Friday."}
+    assert dialogue_id(first["session_id"], first["turn_id"]) != dialogue_id(second["session_id"], second["turn_id"])
+    answer = api.post(f"/v1/namespaces/{ns}/turns", json={"turns": [first, second], "wait": True})
+    assert answer.status_code == 200, answer.text
+    turns = answer.json()["turns"]
+    assert [turn["new"] for turn in turns] == [True, True]
+    for turn, sent in zip(turns, (first, second), strict=True):
+        node = api.get(f"/v1/namespaces/{ns}/nodes/{turn['node_id']}")
+        assert node.status_code == 200, node.text
+        assert node.json()["content"] == sent["text"]

@@ -135,9 +135,25 @@ def derive_summary(content: str, limit: int = SUMMARY_MAX_CHARS) -> str:
     return (cut[:space] if space > limit // 2 else cut).rstrip() + "…"
 
 
+_SEPARATOR, _ESCAPE = "\x1f", "\x1b"
+
+
+def joined_key(*parts: str) -> str:
+    """The parts joined by \x1f, an \x1b put before each \x1b and \x1f inside a part: different
+    parts never give the same key (("a\x1fb", "c") and ("a", "b\x1fc") did), and parts without
+    either character join exactly as `"\x1f".join` did, so ids derived before stay as they were."""
+    return _SEPARATOR.join(_escaped(part) for part in parts)
+
+
+def _escaped(part: str) -> str:
+    if _ESCAPE not in part and _SEPARATOR not in part:
+        return part
+    return part.replace(_ESCAPE, _ESCAPE + _ESCAPE).replace(_SEPARATOR, _ESCAPE + _SEPARATOR)
+
+
 def stable_digest(*parts: str) -> str:
     """The key part of a deterministic node id: a hash of the parts that identify the node."""
-    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:24]
+    return hashlib.sha256(joined_key(*parts).encode()).hexdigest()[:24]
 
 
 def content_id(node_type: NodeType, label: str, content: str) -> str:
