@@ -71,6 +71,13 @@ class Settings(BaseSettings):
     # batch whose worker died waits before a restarted worker resumes it.
     task_visibility_timeout_s: int = Field(3600, alias="HIPPOGRAPH_TASK_VISIBILITY_TIMEOUT", ge=1)
 
+    # Request bodies larger than this are refused (413) before they are read: every route, except
+    # POST …/turns and POST …/import, which take the batch limit. 4 MiB holds the largest memory
+    # (64K characters of content) several times over; 256 MiB a full turn batch (1,000 turns of 64 KB,
+    # JSON-escaped up to 3x). An import of a larger export needs a higher batch limit.
+    max_body_bytes: int = Field(4 * 2**20, alias="HIPPOGRAPH_MAX_BODY_BYTES", ge=1024)
+    max_batch_body_bytes: int = Field(256 * 2**20, alias="HIPPOGRAPH_MAX_BATCH_BODY_BYTES", ge=1024)
+
     # Seconds a write batch's status stays readable (`GET /v1/namespaces/{ns}/batches/{id}`).
     batch_ttl_s: int = Field(7 * 24 * 3600, alias="HIPPOGRAPH_BATCH_TTL", ge=60)
 

@@ -288,3 +288,51 @@ def test_turns_whose_ids_joined_alike_are_both_kept(api: Any, ns: str, worker: A
         node = api.get(f"/v1/namespaces/{ns}/nodes/{turn['node_id']}")
         assert node.status_code == 200, node.text
         assert node.json()["content"] == sent["text"]
+
+
+# --- body size -----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def small_limits_api(services: Any, runtime: Any, tmp_path: Any) -> Any:
+    """The API with a 2,000-byte body limit (8,000 for turns and import)."""
+    from fastapi.testclient import TestClient
+
+    from app.api.main import create_app
+    from tests.conftest import admin_headers, checked, make_settings
+
+    settings = make_settings(
+        services, tmp_path, HIPPOGRAPH_MAX_BODY_BYTES="2000", HIPPOGRAPH_MAX_BATCH_BODY_BYTES="8000"
+    )
+    with checked(TestClient(create_app(settings, runtime=runtime), headers=admin_headers())) as client:
+        yield client
+
+
+def too_large(response: Any, limit: int) -> None:
+    error = refused(response, "body", status=413)
+    message = f"body: larger than the limit of {limit} bytes"
+    assert error == {"code": "body_too_large", "field": "body", "message": message}
+
+
+def test_a_body_over_the_limit_is_refused_before_it_is_read(small_limits_api: Any, namespace: str) -> None:
+    api = small_limits_api
+    assert api.put(f"/v1/namespaces/{namespace}").status_code == 201
+    query = json.dumps({"query": "x" * 3000})
+    too_large(api.post(f"/v1/namespaces/{namespace}/recall", content=query, headers=JSON), 2000)
+    # Without Content-Length (chunked): counted as it streams.
+    too_large(api.post(f"/v1/namespaces/{namespace}/recall", content=iter([query.encode()]), headers=JSON), 2000)
+    # The batch routes take the batch limit: 3,000 bytes of turns pass, 9,000 do not.
+    text = "y" * 2500
+    turns = {"turns": [{"session_id": "s", "turn_id": "t", "speaker": "A", "text": text}]}
+    assert api.post(f"/v1/namespaces/{namespace}/turns", json=turns).status_code == 202
+    turns["turns"][0]["text"] = text * 4
+    too_large(api.post(f"/v1/namespaces/{namespace}/turns", json=turns), 8000)
+    too_large(api.post(f"/v1/namespaces/{namespace}/import", content=b"{" + b" " * 9000 + b"}", headers=JSON), 8000)
+    too_large(api.post(f"/v1/namespaces/{namespace}/import", content=iter([b" " * 9000]), headers=JSON), 8000)
+    # A small body on the same routes is served.
+    assert api.post(f"/v1/namespaces/{namespace}/recall", json={"query": "x"}).status_code == 200
+
+
+def test_the_default_limit_refuses_a_5_mb_recall(api: Any, ns: str) -> None:
+    body = json.dumps({"query": "x" * (5 * 2**20)})
+    too_large(api.post(f"/v1/namespaces/{ns}/recall", content=body, headers=JSON), 4 * 2**20)
