@@ -480,7 +480,7 @@ def _value_from_json(raw: object, where: str) -> Any:
     if raw is None:
         _fail(where, "null is not a property value")
     if isinstance(raw, list):
-        return [_value_from_json(item, f"{where}[{i}]") for i, item in enumerate(raw)]
+        return [_list_item_from_json(item, f"{where}[{i}]") for i, item in enumerate(raw)]
     if not isinstance(raw, dict):
         return raw
     if len(raw) != 1 or not isinstance(next(iter(raw.values())), str):
@@ -493,6 +493,13 @@ def _value_from_json(raw: object, where: str) -> Any:
     if tag == "$float" and text in _JSON_FLOATS:
         return _JSON_FLOATS[text]
     _fail(where, f"unknown tagged value {tag!r}: {text!r}")
+
+
+def _list_item_from_json(raw: object, where: str) -> Any:
+    # A list holds scalars only: refused here, a list of lists ~1000 deep would exhaust the stack.
+    if isinstance(raw, list):
+        _fail(where, "a list inside a list is not a property value")
+    return _value_from_json(raw, where)
 
 
 # --- GraphML: writing ----------------------------------------------------------------------------

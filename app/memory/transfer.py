@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Literal
 
-from app.domain.inputs import InputError, check_namespace, namespace_term
+from app.domain.inputs import InputError, check_namespace, check_node_id, namespace_term
 from app.domain.keys import EVERYTHING, Viewer
 from app.domain.model import MEMORY_LABEL, NodeType, RelType
 from app.domain.snapshot import (
@@ -25,6 +25,7 @@ from app.domain.snapshot import (
 )
 from app.memory.errors import ConflictError, NotFoundError
 from app.memory.namespaces import Namespaces
+from app.memory.records import NODE_PROPERTIES, RELATIONSHIP_PROPERTIES, check_properties
 from app.memory.semantic import NodeText, SemanticIndexer, embedding_text
 from app.stores.graph import GraphStore, GraphTx
 
@@ -147,12 +148,14 @@ def _without(properties: dict[str, Any], key: str) -> dict[str, Any]:
 
 
 def _node_row(node: SnapshotNode, index: int, namespace: str) -> dict[str, Any]:
+    """The node as import writes it, checked as strictly as the routes that write nodes: reads,
+    recall and decay would fail on a value of the wrong kind for good (issue 20)."""
     node_type = _node_type(node, index)
-    if NodeType.of_id(node.id) != node_type:
-        raise InputError(f"nodes[{index}].id", f"must start with '{node_type.id_prefix}:'")
+    check_node_id(node.id, f"nodes[{index}].id", node_type)
     for required in ("content", "importance", "activation_base", "last_accessed"):
         if required not in node.properties:
             raise InputError(f"nodes[{index}].properties.{required}", "missing")
+    check_properties(node.properties, NODE_PROPERTIES, f"nodes[{index}].properties")
     properties = {**node.properties, "id": node.id, "namespace": namespace, "namespace_term": namespace_term(namespace)}
     return {"type": node_type.value, "properties": properties}
 
@@ -160,4 +163,5 @@ def _node_row(node: SnapshotNode, index: int, namespace: str) -> dict[str, Any]:
 def _relationship_row(rel: SnapshotRelationship, index: int) -> dict[str, Any]:
     if rel.type not in RelType.__members__.values():
         raise InputError(f"relationships[{index}].type", "must be one of the seven relationship types")
+    check_properties(rel.properties, RELATIONSHIP_PROPERTIES, f"relationships[{index}].properties")
     return {"type": rel.type, "source": rel.source, "target": rel.target, "properties": dict(rel.properties)}
