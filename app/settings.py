@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import urlparse
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app.embedding_export import Precision
@@ -78,6 +78,12 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(4 * 2**20, alias="HIPPOGRAPH_MAX_BODY_BYTES", ge=1024)
     max_batch_body_bytes: int = Field(256 * 2**20, alias="HIPPOGRAPH_MAX_BATCH_BODY_BYTES", ge=1024)
 
+    # Requests per API key by the key's role, as the `limits` library writes them ("600/minute",
+    # "10/second"); empty: no limit. The bootstrap admin key is not limited (app/api/rate_limit.py).
+    rate_limit_reader: str = Field("600/minute", alias="HIPPOGRAPH_RATE_LIMIT_READER")
+    rate_limit_writer: str = Field("600/minute", alias="HIPPOGRAPH_RATE_LIMIT_WRITER")
+    rate_limit_admin: str = Field("600/minute", alias="HIPPOGRAPH_RATE_LIMIT_ADMIN")
+
     # Seconds a write batch's status stays readable (`GET /v1/namespaces/{ns}/batches/{id}`).
     batch_ttl_s: int = Field(7 * 24 * 3600, alias="HIPPOGRAPH_BATCH_TTL", ge=60)
 
@@ -102,6 +108,15 @@ class Settings(BaseSettings):
     # the request names no `limit` (a request may ask for up to 10,000).
     cypher_timeout_s: float = Field(5.0, alias="HIPPOGRAPH_CYPHER_TIMEOUT", gt=0, le=600)
     cypher_default_rows: int = Field(1_000, alias="HIPPOGRAPH_CYPHER_ROWS", ge=1, le=10_000)
+
+    @field_validator("rate_limit_reader", "rate_limit_writer", "rate_limit_admin")
+    @classmethod
+    def _rate_limit(cls, text: str) -> str:
+        if text.strip():
+            from limits import parse  # raises ValueError for text it cannot read
+
+            parse(text)
+        return text
 
     @property
     def embedded_vectors(self) -> bool:

@@ -137,10 +137,11 @@ def required_role(route: APIRoute) -> str | None:
 def document_access(routers: Iterable[APIRouter]) -> None:
     """Write into OpenAPI what each route's dependencies imply, so the document can never disagree
     with the code: the role (`x-required-role`, the bearer scheme, 401/403) derived from the access
-    dependency, 422 for a route that takes parameters or a body, 413 for one that takes a body, 503
-    for a `/v1` route (it reaches the engines, if only to look the key up); every one in the one
-    error shape. A route declares its own further errors (`responses=error_responses(404)`). Call it
-    on the routers before they are included (FastAPI builds the response models at inclusion)."""
+    dependency, 429 for a route that needs a key, 422 for a route that takes parameters or a body,
+    413 for one that takes a body, 503 for a `/v1` route (it reaches the engines, if only to look
+    the key up); every one in the one error shape. A route declares its own further errors
+    (`responses=error_responses(404)`). Call it on the routers before they are included (FastAPI
+    builds the response models at inclusion)."""
     for router in routers:
         for route in router.routes:
             if not isinstance(route, APIRoute):
@@ -152,6 +153,7 @@ def document_access(routers: Iterable[APIRouter]) -> None:
                 extra["security"] = [{"bearer": []}]
                 route.openapi_extra = extra
                 statuses += [401] if role == "key" else [401, 403]  # any valid key passes `any_key`
+                statuses.append(429)  # app/api/rate_limit.py
             if takes_input(route):
                 statuses.append(422)
             if takes_body(route):

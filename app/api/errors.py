@@ -34,6 +34,8 @@ ERROR_DESCRIPTIONS: dict[int, str] = {
     "HIPPOGRAPH_MAX_BATCH_BODY_BYTES); refused before it is read",
     422: "invalid_request (cypher: also cypher_refused, cypher_timeout, cypher_error): a field is invalid; "
     "`error.field` names it",
+    429: "rate_limited: the key sent more requests than its role may (HIPPOGRAPH_RATE_LIMIT_*); retry after "
+    "`Retry-After` seconds",
     503: "engine_unavailable: an engine is down (`engine` names it); retry after `Retry-After` seconds "
     "(POST …/turns with `wait`: also ingest_failed, the write tracks failed)",
     504: "timeout: the write tracks did not finish in time (the turns are stored; they will still be processed)",
@@ -49,7 +51,7 @@ def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
         status: {
             "model": ErrorBody,
             "description": ERROR_DESCRIPTIONS[status],
-            **({"headers": RETRY_AFTER_HEADER} if status == 503 else {}),
+            **({"headers": RETRY_AFTER_HEADER} if status in (429, 503) else {}),
         }
         for status in statuses
     }

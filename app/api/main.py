@@ -14,6 +14,7 @@ from app.api.access import declare_bearer_scheme, document_access
 from app.api.auth import BearerAuthentication
 from app.api.body_limit import BodyLimits
 from app.api.errors import install_error_handlers
+from app.api.rate_limit import RateLimits, role_limits
 from app.mcp.http import McpEndpoint
 from app.observability.middleware import RequestObservation
 from app.runtime import Runtime
@@ -51,6 +52,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
 
     app = FastAPI(title="Hippograph", version="0.1.0", lifespan=lifespan, generate_unique_id_function=operation_id)
     # Added first, so it runs inside the request-id middleware that install_error_handlers adds.
+    app.add_middleware(RateLimits, limits=role_limits(settings))  # counts the caller BearerAuthentication found
     app.add_middleware(BearerAuthentication)
     # Outside the authentication: a body too large is refused before the key is even looked up.
     app.add_middleware(BodyLimits, max_body_bytes=settings.max_body_bytes,
