@@ -26,6 +26,9 @@ class Settings(BaseSettings):
     neo4j_user: str = Field("neo4j", alias="NEO4J_USER")
     # Empty password = connect without auth (the local server runs with auth off on loopback).
     neo4j_password: SecretStr = Field(SecretStr(""), alias="NEO4J_PASSWORD")
+    # Seconds Neo4j lets one of the service's reads or write transactions run before stopping it
+    # (then 503 engine_unavailable, a Celery retry); the analysts' endpoint has its own, below.
+    neo4j_query_timeout_s: float = Field(60.0, alias="HIPPOGRAPH_NEO4J_QUERY_TIMEOUT", gt=0, le=3600)
     # Named on every session: a session without one costs a round trip to resolve the home database.
     neo4j_database: str = Field("neo4j", alias="NEO4J_DATABASE")
 

@@ -108,7 +108,9 @@ class Transfer:
             tx.run("transfer.import_nodes", namespace=namespace, nodes=nodes)
             tx.run("transfer.import_relationships", namespace=namespace, relationships=relationships)
 
-        self.graph.write_transaction(work)
+        # No transaction timeout: an import is one transaction however large (its size is bounded by
+        # HIPPOGRAPH_MAX_BATCH_BODY_BYTES), and 100,000 nodes outlast the default 60 s.
+        self.graph.write_transaction(work, timeout_s=0)
         self._embed(namespace, snapshot.nodes)
         return {"nodes": len(nodes), "relationships": len(relationships)}
 
