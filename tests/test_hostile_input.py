@@ -336,3 +336,15 @@ def test_a_body_over_the_limit_is_refused_before_it_is_read(small_limits_api: An
 def test_the_default_limit_refuses_a_5_mb_recall(api: Any, ns: str) -> None:
     body = json.dumps({"query": "x" * (5 * 2**20)})
     too_large(api.post(f"/v1/namespaces/{ns}/recall", content=body, headers=JSON), 4 * 2**20)
+
+
+def test_cypher_parameters_are_checked_by_the_model_too() -> None:
+    """The graph_query tool over MCP parses its JSON elsewhere (infinities and any integer pass)."""
+    from pydantic import ValidationError
+
+    from app.api.schemas import CypherBody
+
+    for params, place in (({"n": 2**70}, "params.n"), ({"f": [float("inf")]}, "params.f[0]")):
+        with pytest.raises(ValidationError, match=re.escape(place)):
+            CypherBody(query="RETURN 1", params=params)
+    assert CypherBody(query="RETURN $n", params={"n": [1, 2.5, "x"]}).params == {"n": [1, 2.5, "x"]}

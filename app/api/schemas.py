@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # the recall service pulls the engines; these models stay imp
     from app.recall.service import RecallRequest
 
 MAX_CONTENT_CHARS = 64 * 1024
+MAX_PARAMS_DEPTH = 16  # levels of a Cypher query's parameters
 Weight = Annotated[float, Field(gt=0.0, le=1.0)]
 Text = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(check_not_blank)]
 # Times Neo4j can store: a UTC offset within ±18:00 in whole minutes, years 1-9999 in UTC.
@@ -314,8 +315,17 @@ class CypherBody(Strict):
 
     query: str | None = Field(None, min_length=1, max_length=100_000, description="Cypher; use $namespace")
     name: str | None = Field(None, min_length=1, max_length=100, description="a named analytics query")
-    params: dict[str, Any] = Field(default_factory=dict, description="query parameters (not `namespace`)")
+    params: dict[str, Any] = Field(
+        default_factory=dict, description=f"query parameters (not `namespace`), at most {MAX_PARAMS_DEPTH} levels deep"
+    )
     limit: int | None = Field(None, ge=1, le=10_000, description="rows at most (default 1000)")
+
+    @field_validator("params")
+    @classmethod
+    def params_storable(cls, params: dict[str, Any]) -> dict[str, Any]:
+        # Also for the graph_query tool over MCP, whose JSON is not parsed by app/api/bodies.py.
+        check_json_value(params, "params", MAX_PARAMS_DEPTH)
+        return params
 
     @model_validator(mode="after")
     def one_of_query_or_name(self) -> CypherBody:
