@@ -15,6 +15,7 @@ from app.analytics.catalog import AnalyticsCatalog
 from app.analytics.service import CypherSurface
 from app.auth.bootstrap import bootstrap_admin_key
 from app.auth.keys import ApiKeys
+from app.context.runs import Runs
 from app.domain.importance import ImportanceRules
 from app.embedding import Embedder
 from app.errors import EngineUnavailable
@@ -40,6 +41,7 @@ from app.settings import Settings
 from app.stores.batches import BatchRecords
 from app.stores.graph import GraphStore
 from app.stores.hot import connect_redis
+from app.stores.runs import RunRecords
 from app.stores.vectors import VectorStore, open_vector_store
 
 if TYPE_CHECKING:
@@ -84,6 +86,7 @@ class Runtime:
         self.transfer = Transfer(self.graph, self.semantic, self.namespaces)
         self.hot_window = HotWindow(self.redis)
         self.batches = Batches(BatchRecords(self.redis, self.settings.batch_ttl_s))
+        self.runs = Runs.from_settings(RunRecords(self.redis, self.settings.breaker_run_ttl_s), self.settings)
         self.ingestor = Ingestor(self.graph, self.semantic, self.importance_rules, InferenceRules.load())
         self.recall = Recall(
             self.graph,

@@ -69,8 +69,9 @@ def test_a_stopped_run_stays_red_until_resumed() -> None:
     assert state is stopped and verdict.level == "RED" and verdict.stopped and verdict.readings == ()
     assert state.resume_token == "token-1" and state.steps == 2  # the step was not recorded
 
-    resumed = resume(state, START + 10)
+    resumed = resume(state, START + 10, "token-1")
     assert (resumed.level, resumed.yellow_streak, resumed.calls, resumed.resume_token) == ("GREEN", 0, [], None)
+    assert resumed.resumed_with == "token-1"
     assert (resumed.started_at, resumed.steps, resumed.resumes) == (START + 10, 2, 1)
     resumed, verdict = advance(resumed, ok(), T, 2, START + 11, "token-3")
     assert verdict.level == "GREEN" and resumed.steps == 3

@@ -530,3 +530,60 @@ class BatchStatus(ResponseBody):
         "created_at": "2026-12-01T09:30:00+00:00", "started_at": "2026-12-01T09:30:00.120000+00:00",
         "finished_at": "2026-12-01T09:30:01.410000+00:00", "report": {"turns": 2},
     }]})  # fmt: skip
+
+
+# -- circuit breaker and context builder ------------------------------------------------------------
+
+BreakerState = Literal["GREEN", "YELLOW", "RED"]
+
+
+class SignalReading(ResponseBody):
+    """One circuit-breaker signal on the last step (definitions: docs/architecture.md)."""
+
+    name: Literal["repeated_call", "pattern_loop", "information_gain", "context_pressure", "elapsed", "no_progress"] = (
+        Field(description="the signal")
+    )
+    fired: bool = Field(description="whether it fired on this step")
+    value: float | None = Field(description="what it read (null: not measurable on this step)")
+    threshold: float = Field(description="where it fires (information_gain: below it; the others: at or above it, "
+                             "context_pressure and elapsed strictly above)")  # fmt: skip
+    hard: bool = Field(description="a hard signal goes RED at once")
+    detail: str = Field(description="why it fired, for people (empty when it did not)")
+
+
+class RunStatus(ResponseBody):
+    """An agent run as the circuit breaker keeps it."""
+
+    run_id: str = Field(description="the run")
+    agent_id: str = Field(description="the agent whose run it is")
+    state: BreakerState = Field(description="GREEN, YELLOW (warned) or RED (stopped until resumed)")
+    steps: int = Field(description="steps reported (over resumes)")
+    started_at: datetime = Field(description="the first step, or the last resume")
+    elapsed_s: float = Field(description="seconds since started_at")
+    yellow_streak: int = Field(description="steps in a row with a signal")
+    tokens: int = Field(description="tokens in context at the last step")
+    window: int = Field(description="the context window at the last step")
+    pressure: float | None = Field(description="tokens / window at the last step (null before the first)")
+    recent_calls: list[str] = Field(description="the signatures of the last calls, oldest first")
+    quiet_steps: int = Field(description="steps in a row without a file write or a tool call")
+    signals: list[SignalReading] = Field(description="the last step's six signals")
+    resumes: int = Field(description="times the run was resumed")
+    stopped_at: datetime | None = Field(None, description="RED: when it stopped")
+    reason: str | None = Field(None, description="RED: the signals that stopped it")
+    resume_token: str | None = Field(None, description="RED: the token that resumes it (POST …/resume)")
+
+
+class RunStepResult(ResponseBody):
+    """The circuit breaker's answer to a step: go on (GREEN), heed the warning (YELLOW) or stop (RED)."""
+
+    run_id: str = Field(description="the run")
+    agent_id: str = Field(description="the agent whose run it is")
+    step: int = Field(description="the steps reported so far, this one included")
+    state: BreakerState = Field(description="GREEN, YELLOW or RED")
+    fired: list[str] = Field(description="the signals that fired on this step")
+    signals: list[SignalReading] = Field(description="all six signals on this step (empty: the run was stopped before)")
+    warning: str | None = Field(None, description="YELLOW: a short text to inject into the agent's prompt")
+    stop: bool = Field(description="RED: the agent must stop; resume with `resume_token`")
+    resume_token: str | None = Field(None, description="RED: the token for POST …/runs/{run_id}/resume")
+    run: RunStatus | None = Field(None, description="RED: the run's state, serialized")
+

@@ -71,6 +71,7 @@ class RunState:
     stopped_at: float | None = None
     reason: str = ""
     resumes: int = 0
+    resumed_with: str | None = None  # the token of the last resume (a retried resume changes nothing)
 
     @property
     def pressure(self) -> float | None:
@@ -155,7 +156,7 @@ def advance(
     return after, Verdict("GREEN", found)
 
 
-def resume(state: RunState, now: float) -> RunState:
-    """A stopped run set going again: GREEN, history, streak and clock cleared; the step count and
-    the number of resumes are kept."""
-    return RunState(started_at=now, steps=state.steps, resumes=state.resumes + 1)
+def resume(state: RunState, now: float, token: str) -> RunState:
+    """A stopped run set going again with its resume `token`: GREEN, history, streak and clock
+    cleared; the step count and the number of resumes are kept."""
+    return RunState(started_at=now, steps=state.steps, resumes=state.resumes + 1, resumed_with=token)
