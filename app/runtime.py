@@ -15,7 +15,9 @@ from app.analytics.catalog import AnalyticsCatalog
 from app.analytics.service import CypherSurface
 from app.auth.bootstrap import bootstrap_admin_key
 from app.auth.keys import ApiKeys
+from app.context.builder import ContextBuilder
 from app.context.runs import Runs
+from app.context.tokens import TokenCounter
 from app.domain.importance import ImportanceRules
 from app.embedding import Embedder
 from app.errors import EngineUnavailable
@@ -98,6 +100,8 @@ class Runtime:
             observer=self.metrics,
         )
         self.neighbourhood = Neighbourhood(self.graph)
+        self.tokens = TokenCounter(self.embedder.encoder.exported.tokenizer_path, self.settings.embedding_model)
+        self.context = ContextBuilder(self.recall, self.graph, self.neighbourhood, self.runs, self.tokens)
         self.listing = MemoryListing(self.graph)
         self.cypher_surface = CypherSurface(
             self.graph, AnalyticsCatalog.load(), self.settings.cypher_timeout_s, self.settings.cypher_default_rows

@@ -47,6 +47,7 @@ BODY_EXAMPLES: dict[str, Callable[[str], Any]] = {
     "ToolCall": lambda ns: {"arguments": {"type": ["Knowledge"]}},
     "RunStepBody": lambda ns: {"name": "read_file", "tokens": 100, "window": 1000},
     "ResumeBody": lambda ns: {"resume_token": "outage"},
+    "ContextBody": lambda ns: {"goal": "what was written?", "token_budget": 500},
 }
 # Routes that touch no engine (static catalogues): they answer 200 during an outage; every other
 # /v1 operation must answer 503.

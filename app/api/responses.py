@@ -587,3 +587,40 @@ class RunStepResult(ResponseBody):
     resume_token: str | None = Field(None, description="RED: the token for POST …/runs/{run_id}/resume")
     run: RunStatus | None = Field(None, description="RED: the run's state, serialized")
 
+
+class ContextItem(ResponseBody):
+    """One memory in the built context."""
+
+    id: str = Field(description="the node's id")
+    type: str = Field(description="the node's type")
+    detail: Literal["summary", "full"] = Field(description="what of it is shown: its summary or its full content")
+    text: str = Field(description="what the context shows of it")
+    tokens: int = Field(description="tokens of its entry in `context` (see `tokenizer`)")
+    source: Literal["recall", "activation"] = Field(
+        description="recall: a recall card (in rank order); activation: reached from the next step by spreading "
+        "activation (pressure switch)"
+    )
+    score: float = Field(description="recall: its score; activation: its activation")
+
+
+class ContextDropped(ResponseBody):
+    """What the pressure switch left out or cut to its summary."""
+
+    id: str = Field(description="the node's id")
+    reason: str = Field(description="why")
+
+
+class ContextResponse(ResponseBody):
+    """The minimum sufficient context for a goal within a token budget."""
+
+    context: str = Field(description="the items' entries joined by blank lines: what to put in the prompt")
+    items: list[ContextItem] = Field(description="recall cards in rank order, then nodes added by activation")
+    tokens: int = Field(description="tokens of `context`, never over the budget")
+    token_budget: int = Field(description="the budget asked for")
+    tokenizer: str = Field(description="what counts the tokens")
+    mode: Literal["local", "global"] = Field(description="the recall mode used")
+    pressure: float | None = Field(description="the run's context pressure (null: no run given, or none reported)")
+    switched: bool = Field(description="the pressure was above the limit: the attention switch ran")
+    next_step: str | None = Field(None, description="switched: the node the next step works on")
+    dropped: list[ContextDropped] = Field(default_factory=list, description="switched: what was left out or cut")
+    added: list[str] = Field(default_factory=list, description="switched: ids added by spreading activation")

@@ -403,3 +403,43 @@ class ResumeBody(Strict):
         None, description="default: the key's agent; only the bootstrap admin may name another"
     )
 
+
+class ContextBody(Strict):
+    """What the agent works towards (`goal`, or `query`) and how many tokens the context may take."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [{"goal": "Finish the billing migration", "token_budget": 1500, "mode": "local",
+                          "run_id": "run-42"}]
+        }
+    )  # fmt: skip
+
+    goal: str | None = Field(None, min_length=1, max_length=4000, description="what the agent works towards")
+    query: str | None = Field(None, min_length=1, max_length=4000, description="instead of goal: what to look up")
+    token_budget: int = Field(ge=1, le=100_000, description="the context's size at most, in tokens (see `tokenizer`)")
+    mode: Literal["local", "global"] = Field("local", description="local: the current work; global: the big picture")
+    run_id: str | None = Field(
+        None, pattern=r"^[A-Za-z0-9._-]{1,128}$", description="the agent's run: above its pressure limit, the context "
+        "switches (drops details of completed tasks, reloads the next step's neighbourhood)"
+    )  # fmt: skip
+    top_k: int = Field(20, ge=1, le=100, description="recall cards considered at most")
+    now: datetime | None = Field(None, description="recall's reference time for relative expressions (default: now)")
+    agent_id: Text | None = Field(
+        None, description="the asking agent (whose run and memories count); must be the key's agent"
+    )
+
+    @model_validator(mode="after")
+    def goal_or_query(self) -> ContextBody:
+        if (self.goal is None) == (self.query is None):
+            raise ValueError("give either `goal` or `query`")
+        if not (self.goal or self.query or "").strip():
+            raise ValueError("`goal`/`query` must not be blank")
+        return self
+
+    @property
+    def text(self) -> str:
+        return self.goal if self.goal is not None else str(self.query)
+
+    @property
+    def reference_time(self) -> datetime | None:
+        return _utc(self.now)
