@@ -27,11 +27,14 @@ from app.context.tokens import TokenCounter
 from app.domain.keys import Viewer
 from app.recall.fusion import Card
 from app.recall.neighbourhood import Neighbourhood, seen_by
-from app.recall.service import Recall, RecallRequest
+from app.recall.service import NO_MATCH, Recall, RecallRequest, fixed_size
 from app.stores.graph import GraphStore
 
 ACTIVATION_DEPTH = 2
 ACTIVATION_LIMIT = 10
+# The details read always sends this many ids (padded with an id that matches nothing): one plan for
+# every request, as recall's reads do (app/recall/service.py, ENTITY_KEYS_SIZE). >= the top_k limit.
+DETAIL_IDS_SIZE = 100
 
 
 @dataclass(frozen=True)
@@ -105,7 +108,8 @@ class ContextBuilder:
     def _details(self, namespace: str, ids: list[str], viewer: Viewer) -> dict[str, dict[str, Any]]:
         if not ids:
             return {}
-        rows = self.graph.read("recall.details", namespace=namespace, ids=ids, **seen_by(viewer))
+        padded = fixed_size(ids, DETAIL_IDS_SIZE, NO_MATCH)
+        rows = self.graph.read("recall.details", namespace=namespace, ids=padded, **seen_by(viewer))
         return {row["id"]: row for row in rows}
 
     def _pressure(self, namespace: str, request: ContextRequest) -> float | None:
