@@ -290,6 +290,7 @@ def test_suspend_restart_resume_gives_the_same_tree_and_the_decayed_activations(
         assert {t["id"]: t["status"] for t in walk(tree)} == {"task:root": "suspended", "task:schema": "suspended",
                                                               "task:check": "done", "task:data": "suspended"}
         assert api.patch(tasks_url(namespace, "task:data"), json={"status": "running"}).status_code == 409
+        assert api.post(tasks_url(namespace, "task:check", "/suspend")).status_code == 409  # done: nothing to pause
         # A subtask is resumed with its tree only.
         assert api.post(tasks_url(namespace, "task:schema", "/resume")).json()["error"]["field"] == "task_id"
 

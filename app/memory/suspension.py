@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from app.domain.decay import node_activation
-from app.domain.keys import EVERYTHING, Viewer
+from app.domain.keys import Viewer
 from app.domain.model import Importance
 from app.domain.snapshot import (
     Snapshot,
@@ -70,6 +70,8 @@ class Suspensions:
         tree = self.tasks.tree(namespace, task_id)  # whole: resume restores every task of it
         if tree["status"] == TaskStatus.SUSPENDED:
             raise ConflictError("task_id", f"task {task_id!r} is already suspended (since {tree['suspended_at']})")
+        if tree["status"] in FINISHED:
+            raise ConflictError("task_id", f"task {task_id!r} is {tree['status']}: there is nothing to suspend")
         tasks = [dict(task) for task in walk(tree)]
         pausing = [task["id"] for task in tasks if task["status"] not in FINISHED | {TaskStatus.SUSPENDED}]
         snapshot = self._subgraph(namespace, tasks, now)
@@ -91,7 +93,7 @@ class Suspensions:
                          graphml_file, snapshot_to_graphml(snapshot))  # fmt: skip
 
         def mark(tx: GraphTx) -> None:
-            if self.tasks.require(tx, namespace, task_id, EVERYTHING).get("status") == TaskStatus.SUSPENDED:
+            if _locked(tx, namespace, task_id, now).get("status") == TaskStatus.SUSPENDED:
                 raise ConflictError("task_id", f"task {task_id!r} was suspended meanwhile")
             changes = {"status": TaskStatus.SUSPENDED.value, "suspended_at": now, "suspension_root": task_id,
                        "updated_at": now}  # fmt: skip
@@ -123,6 +125,8 @@ class Suspensions:
         outcome: dict[str, Any] = {}
 
         def work(tx: GraphTx) -> None:
+            if _locked(tx, namespace, task_id, now).get("suspended_at") != suspended_at:
+                raise ConflictError("task_id", f"task {task_id!r} was resumed meanwhile")
             current = {row["id"]: row["properties"] for row in
                        tx.run("tasks.nodes", namespace=namespace, ids=[node.id for node in saved])}  # fmt: skip
             rows, activations, kept = [], {}, []
@@ -210,6 +214,16 @@ class Suspensions:
             for row in self.graph.read("tasks.relationships_among", namespace=namespace, ids=ids)
         ]
         return Snapshot(namespace, tuple(nodes), tuple(relationships))
+
+
+def _locked(tx: GraphTx, namespace: str, task_id: str, now: datetime) -> dict[str, Any]:
+    """The root task as committed now, write-locked for the rest of `tx` (a write takes the lock), so
+    two suspends or resumes of one tree run one after the other and the second sees the first."""
+    rows = tx.run("memory.update", namespace=namespace, id=task_id, properties={"updated_at": now})
+    if not rows:
+        raise ConflictError("task_id", f"task {task_id!r} was deleted meanwhile")
+    node: dict[str, Any] = rows[0]["node"]
+    return node
 
 
 def visible_tree(tree: dict[str, Any], viewer: Viewer, hidden: set[str]) -> dict[str, Any]:
