@@ -96,6 +96,10 @@ class Settings(BaseSettings):
     cypher_timeout_s: float = Field(5.0, alias="HIPPOGRAPH_CYPHER_TIMEOUT", gt=0, le=600)
     cypher_default_rows: int = Field(1_000, alias="HIPPOGRAPH_CYPHER_ROWS", ge=1, le=10_000)
 
+    # A suspended task tree saves the activation state of at most this many nodes: its tasks, their
+    # related memories, then those memories' neighbours, most activated first (app/memory/suspension.py).
+    suspension_max_nodes: int = Field(500, alias="HIPPOGRAPH_SUSPENSION_MAX_NODES", ge=1, le=100_000)
+
     @property
     def embedded_vectors(self) -> bool:
         """No Qdrant server configured: this process owns the embedded vector engine."""
@@ -104,6 +108,11 @@ class Settings(BaseSettings):
     @property
     def vector_dir(self) -> Path:
         return self.qdrant_path or self.data_dir / "vectors"
+
+    @property
+    def suspension_dir(self) -> Path:
+        """Where suspended task trees are written (app/stores/suspension_files.py)."""
+        return self.data_dir / "suspensions"
 
     @property
     def model_cache_dir(self) -> Path:
