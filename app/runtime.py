@@ -33,6 +33,8 @@ from app.memory.migrations import migrate
 from app.memory.namespaces import Namespaces
 from app.memory.nodes import MemoryNodes
 from app.memory.semantic import SemanticIndexer, SemanticLinking
+from app.memory.suspension import Suspensions
+from app.memory.tasks import Tasks
 from app.memory.transfer import Transfer
 from app.observability.metrics import Metrics
 from app.readiness import EngineStatus, probe_engines
@@ -44,6 +46,7 @@ from app.stores.batches import BatchRecords
 from app.stores.graph import GraphStore
 from app.stores.hot import connect_redis
 from app.stores.runs import RunRecords
+from app.stores.suspension_files import SuspensionFiles
 from app.stores.vectors import VectorStore, open_vector_store
 
 if TYPE_CHECKING:
@@ -81,6 +84,10 @@ class Runtime:
             self.semantic,
             self.importance_rules,
             recent_window_minutes=self.settings.recent_window_minutes,
+        )
+        self.tasks = Tasks(self.graph, self.nodes)
+        self.suspensions = Suspensions(
+            self.graph, self.tasks, SuspensionFiles(self.settings.suspension_dir), self.settings.suspension_max_nodes
         )
         self.forgetting = Forgetting(self.graph, self.vectors, self.namespaces)
         self.learning = HebbianLearning(self.graph, self.redis)

@@ -113,6 +113,10 @@ class Settings(BaseSettings):
     # Seconds a run's state is kept after its last step (or resume).
     breaker_run_ttl_s: int = Field(7 * 24 * 3600, alias="HIPPOGRAPH_BREAKER_RUN_TTL", ge=60)
 
+    # A suspended task tree saves the activation state of at most this many nodes: its tasks, their
+    # related memories, then those memories' neighbours, most activated first (app/memory/suspension.py).
+    suspension_max_nodes: int = Field(500, alias="HIPPOGRAPH_SUSPENSION_MAX_NODES", ge=1, le=100_000)
+
     @property
     def embedded_vectors(self) -> bool:
         """No Qdrant server configured: this process owns the embedded vector engine."""
@@ -121,6 +125,11 @@ class Settings(BaseSettings):
     @property
     def vector_dir(self) -> Path:
         return self.qdrant_path or self.data_dir / "vectors"
+
+    @property
+    def suspension_dir(self) -> Path:
+        """Where suspended task trees are written (app/stores/suspension_files.py)."""
+        return self.data_dir / "suspensions"
 
     @property
     def model_cache_dir(self) -> Path:

@@ -45,6 +45,9 @@ from app.api.responses import (
     RunStatus,
     RunStepResult,
     TaskChainResponse,
+    TaskNode,
+    TaskResumed,
+    TaskSuspension,
     ToolList,
     ToolResult,
     TurnsAccepted,
@@ -418,6 +421,84 @@ def chain(
     """`from_id` + `to_id`: the shortest path between two nodes; `task_id`: the task's chain."""
     fields = body(from_id=from_id, to_id=to_id, task_id=task_id, limit=limit)
     return Call(model(TaskChainResponse if task_id is not None else PathResponse), namespace=namespace, json=fields)
+
+
+# Tasks.
+
+
+@endpoint("POST", "/v1/namespaces/{ns}/tasks", idempotent=True)  # the same id again creates nothing new
+def create_task(
+    title: str,
+    *,
+    namespace: str | None = None,
+    description: str | None = None,
+    id: str | None = None,  # noqa: A002
+    parent_id: str | None = None,
+    depends_on: Sequence[str] | None = None,
+    related_ids: Sequence[str] | None = None,
+    status: str | None = None,
+    importance: str | None = None,
+    tags: Sequence[str] | None = None,
+    agent_id: str | None = None,
+) -> Call[TaskNode]:
+    """Create a task, optionally under `parent_id`, waiting for `depends_on`, about `related_ids`."""
+    fields = body(title=title, description=description, id=id, parent_id=parent_id, depends_on=depends_on,
+                  related_ids=related_ids, status=status, importance=importance, tags=tags,
+                  agent_id=agent_id)  # fmt: skip
+    return Call(model(TaskNode), namespace=namespace, json=fields)
+
+
+@endpoint("GET", "/v1/namespaces/{ns}/tasks/{task_id}", idempotent=True)
+def get_task(task_id: str, *, depth: int | None = None, namespace: str | None = None) -> Call[TaskNode]:
+    """The task tree: the task with its subtasks (down to `depth` levels), dependencies and statuses."""
+    return Call(model(TaskNode), path_params={"task_id": task_id}, namespace=namespace, params=query(depth=depth))
+
+
+@endpoint("PATCH", "/v1/namespaces/{ns}/tasks/{task_id}", idempotent=True)  # sets values: a repeat changes nothing
+def update_task(
+    task_id: str,
+    *,
+    namespace: str | None = None,
+    title: str | None = None,
+    description: str | None = None,
+    status: str | None = None,
+    result: str | None = None,
+    parent_id: str | None = None,
+    top_level: bool = False,
+    depends_on: Sequence[str] | None = None,
+    related_ids: Sequence[str] | None = None,
+) -> Call[TaskNode]:
+    """Change a task (a status change must be a valid transition); `top_level` moves it out of its parent."""
+    fields = body(title=title, description=description, status=status, result=result, parent_id=parent_id,
+                  depends_on=depends_on, related_ids=related_ids)  # fmt: skip
+    if top_level:
+        fields["parent_id"] = None
+    return Call(model(TaskNode), path_params={"task_id": task_id}, namespace=namespace, json=fields)
+
+
+@endpoint("POST", "/v1/namespaces/{ns}/tasks/{task_id}/suspend", idempotent=False)  # a repeat is a conflict
+def suspend_task(task_id: str, *, namespace: str | None = None) -> Call[TaskSuspension]:
+    """Suspend the task tree: its tree and its memories' activations are written to files."""
+    return Call(model(TaskSuspension), path_params={"task_id": task_id}, namespace=namespace)
+
+
+@endpoint("GET", "/v1/namespaces/{ns}/tasks/{task_id}/suspension", idempotent=True)
+def get_task_suspension(task_id: str, *, namespace: str | None = None) -> Call[TaskSuspension]:
+    """The task's last suspension: the tree as it was and the link to its activations file."""
+    return Call(model(TaskSuspension), path_params={"task_id": task_id}, namespace=namespace)
+
+
+@endpoint("GET", "/v1/namespaces/{ns}/tasks/{task_id}/suspension/graphml", idempotent=True)
+def download_task_suspension(task_id: str, *, namespace: str | None = None) -> Call[bytes]:
+    """The activation state the task's last suspension saved, as GraphML bytes."""
+    return Call(raw_bytes, path_params={"task_id": task_id}, namespace=namespace)
+
+
+@endpoint("POST", "/v1/namespaces/{ns}/tasks/{task_id}/resume", idempotent=False)  # a repeat is a conflict
+def resume_task(task_id: str, *, token_budget: int | None = None, namespace: str | None = None) -> Call[TaskResumed]:
+    """Resume a suspended task tree: activations and statuses back; answers the context to continue with."""
+    return Call(model(TaskResumed), path_params={"task_id": task_id}, namespace=namespace,
+                json=body(token_budget=token_budget) or None)  # fmt: skip
 
 
 # Keys.

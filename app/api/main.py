@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.routing import APIRoute
 
-from app.api import analytics, context, health, keys, memories, metrics, recall, runs, tools, turns
+from app.api import analytics, context, health, keys, memories, metrics, recall, runs, tasks, tools, turns
 from app.api.access import declare_bearer_scheme, document_access
 from app.api.auth import BearerAuthentication
 from app.api.errors import install_error_handlers
@@ -57,6 +57,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
         memories.router,
         turns.router,
         recall.router,
+        tasks.router,
         keys.router,
         analytics.router,
         tools.router,

@@ -10,7 +10,7 @@ from fastapi import APIRouter, Path, Query
 from app.api.access import Engines, ReadAccess, WriteAccess
 from app.api.errors import error_responses
 from app.api.responses import RunStatus, RunStepResult
-from app.api.schemas import ResumeBody, RunStepBody, Text
+from app.api.schemas import RunResumeBody, RunStepBody, Text
 
 router = APIRouter(prefix="/v1/namespaces", tags=["context management"])
 
@@ -58,7 +58,7 @@ def get_run(access: ReadAccess, run_id: RunIdPath, runtime: Engines, agent_id: A
 
 @router.post("/{ns}/runs/{run_id}/resume", response_model=RunStatus,
              responses=error_responses(404, 409))  # fmt: skip
-def resume_run(access: WriteAccess, run_id: RunIdPath, body: ResumeBody, runtime: Engines) -> dict[str, Any]:
+def resume_run(access: WriteAccess, run_id: RunIdPath, body: RunResumeBody, runtime: Engines) -> dict[str, Any]:
     """Resume a stopped (RED) run with its token: GREEN again, its call history, streak and clock
     cleared. Retrying with the same token changes nothing; 409 when the run is not stopped."""
     runtime.namespaces.require(access.namespace)

@@ -11,9 +11,11 @@ from app.context.breaker import Step, call_signature
 from app.domain.inputs import NewLink, NewMemory
 from app.domain.keys import EVERYTHING, Role, Viewer
 from app.domain.model import SUMMARY_MAX_CHARS, Importance, NodeType, RelType, Source
+from app.domain.tasks import TaskStatus
 from app.domain.turns import Turn
 
 if TYPE_CHECKING:  # the recall service pulls the engines; these models stay import-light for clients
+    from app.memory.tasks import NewTask, TaskChange
     from app.recall.listing import ListingFilter
     from app.recall.service import RecallRequest
 
@@ -135,6 +137,84 @@ class NodePatchBody(Strict):
 
     importance: Importance | None = Field(None, description="raise only")
     tags: list[Text] | None = Field(None, max_length=64, description="the new tags (they replace the old ones)")
+
+
+MAX_RESULT_CHARS = 20_000
+TaskIds = Annotated[list[Text], Field(max_length=256)]
+
+
+class TaskBody(Strict):
+    """A task to create, optionally under a parent task, depending on others, about some memories."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {"id": "task:deploy-billing", "title": "Deploy the billing service", "parent_id": "task:release-2",
+                 "depends_on": ["task:run-tests"], "related_ids": ["knowledge:db-choice"]}
+            ]
+        }
+    )  # fmt: skip
+
+    title: str = Field(min_length=1, max_length=500, description="what the task is")
+    description: str | None = Field(None, min_length=1, max_length=MAX_CONTENT_CHARS, description="more detail")
+    id: Text | None = Field(
+        None, description="'task:<key>': sending it again creates nothing new (default: derived from title, "
+        "description and parent_id)"
+    )
+    parent_id: Text | None = Field(None, description="the task it is a subtask of")
+    depends_on: TaskIds = Field(default_factory=list, description="the tasks it waits for (no cycles)")
+    related_ids: TaskIds = Field(default_factory=list, description="the memories it is about (any node ids)")
+    status: TaskStatus = Field(TaskStatus.PENDING, description="pending (default), running, blocked, done or failed")
+    importance: Importance | None = Field(None, description="default IMPORTANT (a week's half-life)")
+    tags: list[Text] = Field(default_factory=list, max_length=64, description="the caller's tags")
+    agent_id: Text | None = Field(
+        None, description="default: the key's agent; only the bootstrap admin may name another"
+    )
+
+    def to_domain(self, agent_id: str) -> NewTask:
+        from app.memory.tasks import NewTask  # pulls the graph store; clients never call this
+
+        return NewTask(title=self.title, description=self.description, id=self.id, parent_id=self.parent_id,
+                       depends_on=tuple(self.depends_on), related_ids=tuple(self.related_ids), status=self.status,
+                       importance=self.importance, tags=tuple(self.tags), agent_id=agent_id)  # fmt: skip
+
+
+class TaskPatchBody(Strict):
+    """What to change on a task; fields not sent stay as they are."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{"status": "done", "result": "deployed as v2.3.1"}]})
+
+    title: str | None = Field(None, min_length=1, max_length=500, description="what the task is")
+    description: str | None = Field(None, min_length=1, max_length=MAX_CONTENT_CHARS, description="more detail")
+    status: TaskStatus | None = Field(None, description="a valid transition (not `suspended`: use …/suspend)")
+    result: str | None = Field(None, max_length=MAX_RESULT_CHARS, description="what came of it")
+    parent_id: Text | None = Field(None, description="move it under this task; null: make it a top-level task")
+    depends_on: TaskIds | None = Field(None, description="the tasks it waits for (replaces the list; no cycles)")
+    related_ids: TaskIds | None = Field(None, description="the memories it is about (replaces the list)")
+
+    @model_validator(mode="after")
+    def something_to_change(self) -> TaskPatchBody:
+        if not self.model_fields_set:
+            raise ValueError("nothing to change: give at least one field")
+        for name in self.model_fields_set - {"parent_id"}:
+            if getattr(self, name) is None:
+                raise ValueError(f"{name}: must not be null")
+        return self
+
+    def to_domain(self) -> TaskChange:
+        from app.memory.tasks import TaskChange
+
+        return TaskChange(**{name: getattr(self, name) for name in self.model_fields_set})
+
+
+class ResumeBody(Strict):
+    """How much context a resumed task wants back."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{"token_budget": 2000}]})
+
+    token_budget: int | None = Field(
+        None, ge=1, le=100_000, description="the memory cards returned fit this many tokens (default: every card)"
+    )
 
 
 MAX_TURN_BYTES = 64 * 1024
@@ -393,7 +473,7 @@ class RunStepBody(Strict):
         return Step(signature, self.tokens, self.window, self.wrote_file, called, self.context_text)
 
 
-class ResumeBody(Strict):
+class RunResumeBody(Strict):
     """The resume token of a stopped run (its RED answer, or GET …/runs/{run_id})."""
 
     model_config = ConfigDict(json_schema_extra={"examples": [{"resume_token": "Zm9vYmFyYmF6cXV4cXV1eA"}]})
