@@ -79,38 +79,48 @@ def test_summaries_first_and_full_content_where_the_budget_allows(api, namespace
     assert large["items"][0]["text"].endswith("ledger schema.") and large["tokens"] > small["tokens"]
 
 
-def test_context_pressure_switches_attention(api, namespace: str, cypher) -> None:  # type: ignore[no-untyped-def]
+def test_context_pressure_switches_attention(api, namespace: str) -> None:  # type: ignore[no-untyped-def]
     ns = namespace
     assert api.put(f"/v1/namespaces/{ns}").status_code == 201
-    done = save(api, ns, type="Task", id="task:migrate", label="Write the billing migration",
-                content="Wrote the billing migration script for the invoices table; reviewed and merged. " * 3,
-                summary="Billing migration written.")  # fmt: skip
-    deploy = save(api, ns, type="Task", id="task:deploy", label="Deploy the billing migration",
-                  content="Deploy the billing migration to production during the Friday window. " * 3,
-                  summary="Deploy the billing migration.")  # fmt: skip
-    runbook = save(api, ns, id="knowledge:runbook", label="Runbook", content="Production rollout needs two approvers.",
-                   links=[{"type": "REFERENCE", "target_id": deploy}])  # fmt: skip
-    # Task status is written by the task routes (issue 19's Tasks section); set directly here.
-    cypher("MATCH (t:Memory {namespace: $ns, id: $id}) SET t.status = 'completed'", ns=ns, id=done)
-    cypher("MATCH (t:Memory {namespace: $ns, id: $id}) SET t.status = 'in_progress'", ns=ns, id=deploy)
+    runbook = save(api, ns, id="knowledge:runbook", label="Runbook", content="Production rollout needs two approvers.")
+    schema = save(api, ns, id="knowledge:schema", label="Schema", content="Ledger schema v2 has a currency column.")
+
+    def task(**body: Any) -> None:
+        response = api.post(f"/v1/namespaces/{ns}/tasks", json=body)
+        assert response.status_code == 201, response.text
+
+    task(id="task:release", title="Release billing v2")
+    task(
+        id="task:migrate",
+        title="Write the billing migration",
+        parent_id="task:release",
+        status="done",
+        description="Wrote the billing migration script for the invoices table; reviewed and merged. " * 3,
+    )
+    task(id="task:deploy", title="Deploy the billing migration", parent_id="task:release", status="running",
+         depends_on=["task:migrate"], related_ids=[runbook],
+         description="Deploy the billing migration to production during the Friday window. " * 3)  # fmt: skip
+    link = {"source_id": "task:deploy", "target_id": schema, "type": "REFERENCE"}
+    assert api.post(f"/v1/namespaces/{ns}/links", json=link).status_code in (200, 201)
     goal = {"goal": "billing migration deploy", "token_budget": 2000, "top_k": 2}
 
     calm_step = {"signature": "s", "tokens": 5_000, "window": 10_000}
     assert api.post(f"/v1/namespaces/{ns}/runs/run-c/steps", json=calm_step).status_code == 200
     calm = context(api, ns, run_id="run-c", **goal)
     assert (calm["pressure"], calm["switched"]) == (0.5, False) and "dropped" not in calm
-    assert {i["id"]: i["detail"] for i in calm["items"]} == {done: "full", deploy: "full"}
+    assert {i["id"]: i["detail"] for i in calm["items"]} == {"task:migrate": "full", "task:deploy": "full"}
 
     pressed_step = {"signature": "s", "tokens": 9_000, "window": 10_000}
     assert api.post(f"/v1/namespaces/{ns}/runs/run-p/steps", json=pressed_step).status_code == 200
     pressed = context(api, ns, run_id="run-p", **goal)
-    assert (pressed["pressure"], pressed["switched"], pressed["next_step"]) == (0.9, True, deploy)
-    assert pressed["dropped"] == [{"id": done, "reason": "task completed: details dropped"}]
-    details = {i["id"]: (i["detail"], i["source"]) for i in pressed["items"]}
-    assert details[done] == ("summary", "recall") and details[deploy] == ("full", "recall")
-    assert pressed["added"] == [runbook] and details[runbook] == ("summary", "activation")
-    [reached] = [i for i in pressed["items"] if i["id"] == runbook]
-    assert reached["score"] == 0.5  # one hop of weight 1 at recall's hop decay 0.5
+    assert (pressed["pressure"], pressed["switched"], pressed["next_step"]) == (0.9, True, "task:deploy")
+    assert pressed["dropped"] == [{"id": "task:migrate", "reason": "task done: details dropped"}]
+    items = {i["id"]: (i["detail"], i["source"], i["score"]) for i in pressed["items"]}
+    assert items["task:migrate"][:2] == ("summary", "recall") and items["task:deploy"][:2] == ("full", "recall")
+    assert items[runbook] == ("summary", "related", 1.0)  # named by the next step's task
+    assert items[schema] == ("summary", "activation", 0.5)  # one hop of weight 1 at recall's hop decay 0.5
+    assert items["task:release"] == ("summary", "activation", 0.5)  # its parent, over HIERARCHY
+    assert pressed["added"] == [runbook, schema, "task:release"]  # named first, then by activation (ties: by id)
     assert pressed["tokens"] <= 2000
 
     unknown_run = context(api, ns, run_id="never-reported", **goal)

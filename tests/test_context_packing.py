@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from app.context.packing import Candidate, activation, entry, next_step, pack, render
 from app.context.tokens import TokenCounter
+from app.domain.tasks import TaskStatus
 from app.embedding import resolve_model_path
 
 
@@ -55,11 +56,12 @@ def test_entries_and_render() -> None:
 
 
 def test_next_step_and_activation() -> None:
-    cards = [card("knowledge:a", 1), Candidate("task:done", "Task", "d", None, 1.0),
-             Candidate("task:open", "Task", "o", None, 1.0)]  # fmt: skip
-    assert next_step(cards, {"task:done": "completed", "task:open": "in_progress"}) == "task:open"
-    assert next_step(cards, {"task:done": "completed"}) == "knowledge:a"  # no open task: the top card
-    assert next_step(cards[1:2], {"task:done": "completed"}) is None
+    done, running, pending = TaskStatus.DONE, TaskStatus.RUNNING, TaskStatus.PENDING
+    cards = [card("knowledge:a", 1), *(Candidate(f"task:{n}", "Task", n, None, 1.0) for n in ("d", "p", "r"))]
+    assert next_step(cards, {"task:d": done, "task:p": pending, "task:r": running}) == "task:r"  # running first
+    assert next_step(cards, {"task:d": done, "task:p": pending, "task:r": done}) == "task:p"
+    assert next_step(cards, {"task:d": done, "task:p": TaskStatus.BLOCKED}) == "knowledge:a"  # no open task: the top
+    assert next_step(cards[1:2], {"task:d": done}) is None
     assert activation(2, 0.8, 0.5) == 0.2 and activation(1, 1.0, 0.5) == 0.5
 
 

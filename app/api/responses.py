@@ -674,11 +674,11 @@ class ContextItem(ResponseBody):
     detail: Literal["summary", "full"] = Field(description="what of it is shown: its summary or its full content")
     text: str = Field(description="what the context shows of it")
     tokens: int = Field(description="tokens of its entry in `context` (see `tokenizer`)")
-    source: Literal["recall", "activation"] = Field(
-        description="recall: a recall card (in rank order); activation: reached from the next step by spreading "
-        "activation (pressure switch)"
+    source: Literal["recall", "related", "activation"] = Field(
+        description="recall: a recall card (in rank order); pressure switch: related: a memory the next step's task "
+        "names (`related_ids`); activation: reached from the next step by spreading activation"
     )
-    score: float = Field(description="recall: its score; activation: its activation")
+    score: float = Field(description="recall: its score; related: 1; activation: its activation")
 
 
 class ContextDropped(ResponseBody):
@@ -701,4 +701,6 @@ class ContextResponse(ResponseBody):
     switched: bool = Field(description="the pressure was above the limit: the attention switch ran")
     next_step: str | None = Field(None, description="switched: the node the next step works on")
     dropped: list[ContextDropped] = Field(default_factory=list, description="switched: what was left out or cut")
-    added: list[str] = Field(default_factory=list, description="switched: ids added by spreading activation")
+    added: list[str] = Field(
+        default_factory=list, description="switched: ids added as the next step's related memories or by activation"
+    )

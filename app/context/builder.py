@@ -4,13 +4,12 @@ summaries first and full content where the budget allows.
 
 When the asking agent's run (its circuit-breaker state) reports a context pressure above the
 breaker's limit (HIPPOGRAPH_BREAKER_PRESSURE, 85 %), the attention switches:
-- completed tasks (Task nodes whose `status` is completed, done, skipped or cancelled) keep their
-  summary only: their details are dropped; so is every other card's full content except the next
-  step's;
-- the next step (the best-ranked open task, else the best-ranked card that is not a completed task)
-  is shown in full where it fits, and its neighbourhood is reloaded by spreading activation (the
-  related-nodes read, two hops, activation = product of weights x recall's hop decay per hop) and
-  added after the cards;
+- completed tasks (Task nodes whose status is `done`, app/domain/tasks.py) keep their summary only:
+  their details are dropped; so is every other card's full content except the next step's;
+- the next step (the best-ranked running task, else pending task, else the best-ranked card that is
+  not a done task) is shown in full where it fits; the memories its task names (`related_ids`) and
+  its neighbourhood by spreading activation (the related-nodes read, two hops, activation = product
+  of weights x recall's hop decay per hop) are added after the cards;
 - the answer says what was dropped and what was added.
 Without Task nodes the switch still runs: the next step is then the top card.
 """
@@ -21,10 +20,11 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Literal
 
-from app.context.packing import COMPLETED, Candidate, Packed, activation, next_step, pack, render
+from app.context.packing import Candidate, Packed, activation, next_step, pack, render
 from app.context.runs import Runs
 from app.context.tokens import TokenCounter
 from app.domain.keys import Viewer
+from app.domain.tasks import TaskStatus, status_of
 from app.recall.fusion import Card
 from app.recall.neighbourhood import Neighbourhood, seen_by
 from app.recall.service import NO_MATCH, Recall, RecallRequest, fixed_size
@@ -79,7 +79,7 @@ class ContextBuilder:
         )
         cards = recalled.cards
         details = self._details(namespace, [card.id for card in cards], request.viewer)
-        statuses = {node_id: str(row["status"]) for node_id, row in details.items() if row.get("status")}
+        statuses = {card.id: status_of(details.get(card.id, {})) for card in cards if card.type == "Task"}
         candidates = [_candidate(card, details.get(card.id, {})) for card in cards]
         pressure = self._pressure(namespace, request)
         switched = pressure is not None and pressure > self.runs.thresholds.pressure
@@ -88,6 +88,8 @@ class ContextBuilder:
         if switched:
             focus = next_step(candidates, statuses)
             candidates, dropped = _switch(candidates, statuses, focus)
+            named = list((details.get(focus) or {}).get("related_ids") or []) if focus else []
+            candidates += self._related(namespace, named, {c.id for c in candidates}, request.viewer)
             candidates += self._activated(namespace, focus, {c.id for c in candidates}, request.viewer)
             answer["next_step"] = focus
         packed = pack(candidates, request.token_budget, self.counter.count)
@@ -102,7 +104,7 @@ class ContextBuilder:
         )
         if switched:
             answer["dropped"] = dropped
-            answer["added"] = [item.candidate.id for item in packed if item.candidate.source == "activation"]
+            answer["added"] = [item.candidate.id for item in packed if item.candidate.source != "recall"]
         return answer
 
     def _details(self, namespace: str, ids: list[str], viewer: Viewer) -> dict[str, dict[str, Any]]:
@@ -117,6 +119,12 @@ class ContextBuilder:
             return None
         state = self.runs.find(namespace, request.agent_id, request.run_id)
         return None if state is None else state.pressure
+
+    def _related(self, namespace: str, ids: list[str], known: set[str], viewer: Viewer) -> list[Candidate]:
+        """The memories the next step's task names, not already in the context, in the task's order."""
+        wanted = [node_id for node_id in dict.fromkeys(ids) if node_id not in known]
+        cards = {card.id: card for card in self.recall.cards_for(namespace, dict.fromkeys(wanted, 1.0), viewer)}
+        return [Candidate(c.id, c.type, c.summary, None, 1.0, "related", False) for i in wanted if (c := cards.get(i))]
 
     def _activated(self, namespace: str, focus: str | None, known: set[str], viewer: Viewer) -> list[Candidate]:
         """The next step's neighbourhood by spreading activation, strongest first, without the
@@ -140,7 +148,7 @@ def _candidate(card: Card, detail: dict[str, Any]) -> Candidate:
 
 
 def _switch(
-    candidates: list[Candidate], statuses: dict[str, str], focus: str | None
+    candidates: list[Candidate], statuses: dict[str, TaskStatus], focus: str | None
 ) -> tuple[list[Candidate], list[dict[str, str]]]:
     """Under pressure: full content for the next step only; what lost its details, and why."""
     kept, dropped = [], []
@@ -148,8 +156,8 @@ def _switch(
         if candidate.id == focus:
             kept.append(candidate)
             continue
-        if statuses.get(candidate.id) in COMPLETED:
-            dropped.append({"id": candidate.id, "reason": f"task {statuses[candidate.id]}: details dropped"})
+        if statuses.get(candidate.id) == TaskStatus.DONE:
+            dropped.append({"id": candidate.id, "reason": "task done: details dropped"})
         elif candidate.content and candidate.content != candidate.summary:
             dropped.append({"id": candidate.id, "reason": "not the next step: full content dropped under pressure"})
         kept.append(replace(candidate, full_allowed=False))

@@ -13,15 +13,19 @@ Packing, given candidates in order (recall cards in rank order, then nodes added
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from app.domain.tasks import TaskStatus
+
 SEPARATOR = "\n\n"
 Detail = Literal["summary", "full"]
-Source = Literal["recall", "activation"]
-COMPLETED = frozenset({"completed", "done", "skipped", "cancelled"})
-OPEN = frozenset({"in_progress", "pending", "blocked", "waiting_input", "needs_adjust"})
+# recall: a recall card; related: a memory the next step's task names (`related_ids`); activation:
+# reached from the next step by spreading activation.
+Source = Literal["recall", "related", "activation"]
+# The statuses a next step is looked for in, in this order (app/domain/tasks.py).
+NEXT_STEP_STATUSES = (TaskStatus.RUNNING, TaskStatus.PENDING)
 
 
 @dataclass(frozen=True)
@@ -91,14 +95,16 @@ def fit(packed: list[Packed], budget: int, count: Callable[[str], int]) -> list[
     return packed
 
 
-def next_step(candidates: Sequence[Candidate], statuses: dict[str, str]) -> str | None:
-    """The node the agent's next step works on: the best-ranked open task, else the best-ranked
-    candidate that is not a completed task (no tasks at all: the top card)."""
+def next_step(candidates: Sequence[Candidate], statuses: Mapping[str, TaskStatus]) -> str | None:
+    """The node the agent's next step works on: the best-ranked running task, else the best-ranked
+    pending one, else the best-ranked candidate that is not a done task (no tasks: the top card).
+    `statuses`: the status of each Task candidate."""
+    for wanted in NEXT_STEP_STATUSES:
+        for candidate in candidates:
+            if statuses.get(candidate.id) == wanted:
+                return candidate.id
     for candidate in candidates:
-        if candidate.type == "Task" and statuses.get(candidate.id) in OPEN:
-            return candidate.id
-    for candidate in candidates:
-        if statuses.get(candidate.id) not in COMPLETED:
+        if statuses.get(candidate.id) != TaskStatus.DONE:
             return candidate.id
     return None
 
