@@ -15,6 +15,9 @@ from app.analytics.catalog import AnalyticsCatalog
 from app.analytics.service import CypherSurface
 from app.auth.bootstrap import bootstrap_admin_key
 from app.auth.keys import ApiKeys
+from app.context.builder import ContextBuilder
+from app.context.runs import Runs
+from app.context.tokens import TokenCounter
 from app.domain.importance import ImportanceRules
 from app.embedding import Embedder
 from app.errors import EngineUnavailable
@@ -42,6 +45,7 @@ from app.settings import Settings
 from app.stores.batches import BatchRecords
 from app.stores.graph import GraphStore
 from app.stores.hot import connect_redis
+from app.stores.runs import RunRecords
 from app.stores.suspension_files import SuspensionFiles
 from app.stores.vectors import VectorStore, open_vector_store
 
@@ -91,6 +95,7 @@ class Runtime:
         self.transfer = Transfer(self.graph, self.semantic, self.namespaces)
         self.hot_window = HotWindow(self.redis)
         self.batches = Batches(BatchRecords(self.redis, self.settings.batch_ttl_s))
+        self.runs = Runs.from_settings(RunRecords(self.redis, self.settings.breaker_run_ttl_s), self.settings)
         self.ingestor = Ingestor(self.graph, self.semantic, self.importance_rules, InferenceRules.load())
         self.recall = Recall(
             self.graph,
@@ -102,6 +107,8 @@ class Runtime:
             observer=self.metrics,
         )
         self.neighbourhood = Neighbourhood(self.graph)
+        self.tokens = TokenCounter(self.embedder.encoder.exported.tokenizer_path, self.settings.embedding_model)
+        self.context = ContextBuilder(self.recall, self.graph, self.neighbourhood, self.runs, self.tokens)
         self.listing = MemoryListing(self.graph)
         self.cypher_surface = CypherSurface(
             self.graph, AnalyticsCatalog.load(), self.settings.cypher_timeout_s, self.settings.cypher_default_rows

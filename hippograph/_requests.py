@@ -23,6 +23,7 @@ from pydantic import BaseModel
 from app.api.responses import (
     AnalyticsQueries,
     BatchStatus,
+    ContextResponse,
     CreatedKey,
     CypherResult,
     HealthResponse,
@@ -41,6 +42,8 @@ from app.api.responses import (
     RecallResponse,
     RelatedResponse,
     Relationship,
+    RunStatus,
+    RunStepResult,
     TaskChainResponse,
     TaskNode,
     TaskResumed,
@@ -561,3 +564,65 @@ def run_tool(
     """Run a tool with its arguments; answers `{tool, result}`."""
     return Call(model(ToolResult), path_params={"name": name}, namespace=namespace,
                 json={"arguments": jsonable(dict(arguments or {}))})  # fmt: skip
+
+
+# Context management: the circuit breaker and the context builder.
+
+
+@endpoint("POST", "/v1/namespaces/{ns}/runs/{run_id}/steps", idempotent=False)  # each step counts once
+def report_step(
+    run_id: str,
+    tokens: int,
+    window: int,
+    *,
+    name: str | None = None,
+    arguments: Mapping[str, Any] | None = None,
+    signature: str | None = None,
+    wrote_file: bool | None = None,
+    called_tool: bool | None = None,
+    context_text: str | None = None,
+    agent_id: str | None = None,
+    namespace: str | None = None,
+) -> Call[RunStepResult]:
+    """Report one step of a run to the circuit breaker: GREEN (go on), YELLOW (`warning` to inject)
+    or RED (`stop`, with the run's state and a `resume_token`)."""
+    fields = body(name=name, arguments=arguments, signature=signature, tokens=tokens, window=window,
+                  wrote_file=wrote_file, called_tool=called_tool, context_text=context_text,
+                  agent_id=agent_id)  # fmt: skip
+    return Call(model(RunStepResult), path_params={"run_id": run_id}, namespace=namespace, json=fields)
+
+
+@endpoint("GET", "/v1/namespaces/{ns}/runs/{run_id}", idempotent=True)
+def get_run(run_id: str, *, agent_id: str | None = None, namespace: str | None = None) -> Call[RunStatus]:
+    """A run's circuit-breaker state (a stopped run's reason and resume token)."""
+    return Call(model(RunStatus), path_params={"run_id": run_id}, namespace=namespace,
+                params=query(agent_id=agent_id))  # fmt: skip
+
+
+@endpoint("POST", "/v1/namespaces/{ns}/runs/{run_id}/resume", idempotent=True)  # a retry with the token changes nothing
+def resume_run(
+    run_id: str, resume_token: str, *, agent_id: str | None = None, namespace: str | None = None
+) -> Call[RunStatus]:
+    """Resume a stopped (RED) run with its token: GREEN, history and clock cleared."""
+    fields = body(resume_token=resume_token, agent_id=agent_id)
+    return Call(model(RunStatus), path_params={"run_id": run_id}, namespace=namespace, json=fields)
+
+
+@endpoint("POST", "/v1/namespaces/{ns}/context", idempotent=True)
+def build_context(
+    token_budget: int,
+    *,
+    goal: str | None = None,
+    query: str | None = None,
+    mode: Literal["local", "global"] | None = None,
+    run_id: str | None = None,
+    top_k: int | None = None,
+    now: datetime | None = None,
+    agent_id: str | None = None,
+    namespace: str | None = None,
+) -> Call[ContextResponse]:
+    """The minimum sufficient context for `goal` (or `query`) within `token_budget` tokens; with
+    `run_id`, switched when the run's context pressure is above the breaker's limit."""
+    fields = body(goal=goal, query=query, token_budget=token_budget, mode=mode, run_id=run_id, top_k=top_k, now=now,
+                  agent_id=agent_id)  # fmt: skip
+    return Call(model(ContextResponse), namespace=namespace, json=fields)

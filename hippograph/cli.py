@@ -1,5 +1,5 @@
 """The `hippograph` command: run the service (serve, worker, beat, mcp) and use it (keys, namespaces,
-ingest, recall, export/import, cypher, tasks) through `hippograph.client`.
+ingest, recall, context, runs, export/import, cypher, tasks) through `hippograph.client`.
 
 Connection: `--url` / HIPPOGRAPH_URL (default http://127.0.0.1:8000), `--key` / HIPPOGRAPH_API_KEY,
 `--namespace`/`-n` / HIPPOGRAPH_NAMESPACE. An error answer prints its message and exits 1.
@@ -31,12 +31,17 @@ from hippograph.errors import HippographError, NotFound
 app = typer.Typer(help=__doc__, no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False)
 keys_app = typer.Typer(help="API keys: create (the secret is shown once), list, revoke.", no_args_is_help=True)
 namespaces_app = typer.Typer(help="Namespaces: list, create, show, delete.", no_args_is_help=True)
+runs_app = typer.Typer(
+    help="Agent runs watched by the circuit breaker: report a step, show a run, resume a stopped one.",
+    no_args_is_help=True,
+)
 tasks_app = typer.Typer(
     help="Task trees: create, show, update, suspend (tree and activations to files), suspension, resume.",
     no_args_is_help=True,
 )
 app.add_typer(keys_app, name="keys")
 app.add_typer(namespaces_app, name="namespaces")
+app.add_typer(runs_app, name="runs")
 app.add_typer(tasks_app, name="tasks")
 
 out = Console()
@@ -387,6 +392,90 @@ def recall(
         shown.add_row(str(rank), f"{card.get('score', 0):.3f}", str(card.get("type", "")), summary,
                       cell(", ".join(turns), 40))  # fmt: skip
     out.print(shown)
+
+
+@app.command("context")
+def context_command(
+    goal: Annotated[str, typer.Argument(help="what the agent works towards")],
+    budget: Annotated[int, typer.Option("--budget", "-b", help="tokens at most")],
+    mode: Annotated[RecallMode, typer.Option(help="local or global")] = RecallMode.local,
+    run_id: Annotated[str | None, typer.Option(help="the agent's run (its context pressure)")] = None,
+    top_k: Annotated[int | None, typer.Option("--top-k", "-k", help="recall cards considered")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the whole answer as JSON")] = False,
+) -> None:
+    """The minimum sufficient context for GOAL within --budget tokens: prints the context (to put in a
+    prompt) and, on standard error, what it holds."""
+    with client() as hg:
+        answer = hg.build_context(budget, goal=goal, mode=mode.value, run_id=run_id, top_k=top_k,
+                                  namespace=namespace_of())  # fmt: skip
+    if as_json:
+        print_json(dump(answer))
+        return
+    print(answer.context)
+    switch = f"; pressure {answer.pressure:.0%}: switched to {answer.next_step}" if answer.switched else ""
+    summary = f"{len(answer.items)} memories, {answer.tokens}/{answer.token_budget} tokens ({answer.tokenizer})"
+    err.print(summary + switch, markup=False, highlight=False)
+    for dropped in answer.dropped:
+        err.print(f"dropped {dropped.id}: {dropped.reason}", markup=False, highlight=False)
+    for added in answer.added:
+        err.print(f"added {added} (spreading activation)", markup=False, highlight=False)
+
+
+# Exit status of `runs step` when the breaker stops the run (RED), so a shell loop can stop too.
+STOPPED_EXIT = 2
+
+
+@runs_app.command("step")
+def runs_step(
+    run_id: str,
+    tokens: Annotated[int, typer.Option(help="tokens in the agent's context now")],
+    window: Annotated[int, typer.Option(help="the agent's context window")],
+    name: Annotated[str | None, typer.Option(help="the call's name")] = None,
+    arguments: Annotated[str | None, typer.Option(help="the call's arguments, as a JSON object")] = None,
+    signature: Annotated[str | None, typer.Option(help="instead of --name/--arguments: the call's signature")] = None,
+    wrote_file: Annotated[bool, typer.Option("--wrote-file", help="the step wrote a file")] = False,
+    called_tool: Annotated[
+        bool | None, typer.Option("--called-tool/--no-called-tool", help="default: whether a call is named")
+    ] = None,
+    text: Annotated[str | None, typer.Option(help="the text the step added to its context")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the answer as JSON")] = False,
+) -> None:
+    """Report one step of RUN_ID; prints the state (and a YELLOW warning). Exits 2 when the run is
+    stopped (RED), printing its resume token."""
+    try:
+        parsed = json.loads(arguments) if arguments is not None else None
+    except json.JSONDecodeError as error:
+        raise typer.BadParameter(f"--arguments: not JSON ({error})") from error
+    with client() as hg:
+        answer = hg.report_step(run_id, tokens, window, name=name, arguments=parsed, signature=signature,
+                                wrote_file=wrote_file or None, called_tool=called_tool, context_text=text,
+                                namespace=namespace_of())  # fmt: skip
+    if as_json:
+        print_json(dump(answer))
+    else:
+        fired = f" ({', '.join(answer.fired)})" if answer.fired else ""
+        out.print(f"{answer.state}{fired} after step {answer.step}", markup=False, highlight=False)
+        if answer.warning:
+            out.print(answer.warning, markup=False, highlight=False)
+        if answer.stop:
+            out.print(f"stopped; resume with: hippograph runs resume {run_id} {answer.resume_token}",
+                      markup=False, highlight=False)  # fmt: skip
+    if answer.stop:
+        raise typer.Exit(STOPPED_EXIT)
+
+
+@runs_app.command("show")
+def runs_show(run_id: str) -> None:
+    """A run's state: level, last signals, recent calls, context use (a stopped run's resume token)."""
+    with client() as hg:
+        print_json(dump(hg.get_run(run_id, namespace=namespace_of())))
+
+
+@runs_app.command("resume")
+def runs_resume(run_id: str, resume_token: str) -> None:
+    """Resume a stopped run with its token."""
+    with client() as hg:
+        print_json(dump(hg.resume_run(run_id, resume_token, namespace=namespace_of())))
 
 
 @app.command("cypher")

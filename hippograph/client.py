@@ -69,6 +69,10 @@ class Routes:
     cypher_queries = r.cypher_queries
     list_tools = r.list_tools
     run_tool = r.run_tool
+    report_step = r.report_step
+    get_run = r.get_run
+    resume_run = r.resume_run
+    build_context = r.build_context
 
 
 class _Base(Routes):

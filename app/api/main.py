@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.routing import APIRoute
 
-from app.api import analytics, health, keys, memories, metrics, recall, tasks, tools, turns
+from app.api import analytics, context, health, keys, memories, metrics, recall, runs, tasks, tools, turns
 from app.api.access import declare_bearer_scheme, document_access
 from app.api.auth import BearerAuthentication
 from app.api.errors import install_error_handlers
@@ -61,6 +61,8 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
         keys.router,
         analytics.router,
         tools.router,
+        runs.router,
+        context.router,
     ]
     document_access(routers)
     for router in routers:
