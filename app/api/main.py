@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.routing import APIRoute
 
-from app.api import analytics, health, keys, memories, metrics, recall, tools, turns
+from app.api import analytics, context, health, keys, memories, metrics, recall, runs, tasks, tools, turns
 from app.api.access import declare_bearer_scheme, document_access
 from app.api.auth import BearerAuthentication
 from app.api.body_limit import BodyLimits
@@ -64,9 +64,12 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
         memories.router,
         turns.router,
         recall.router,
+        tasks.router,
         keys.router,
         analytics.router,
         tools.router,
+        runs.router,
+        context.router,
     ]
     document_access(routers)
     for router in routers:
