@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import urlparse
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app.embedding_export import Precision
@@ -26,6 +26,9 @@ class Settings(BaseSettings):
     neo4j_user: str = Field("neo4j", alias="NEO4J_USER")
     # Empty password = connect without auth (the local server runs with auth off on loopback).
     neo4j_password: SecretStr = Field(SecretStr(""), alias="NEO4J_PASSWORD")
+    # Seconds Neo4j lets one of the service's reads or write transactions run before stopping it
+    # (then 503 engine_unavailable, a Celery retry); the analysts' endpoint has its own, below.
+    neo4j_query_timeout_s: float = Field(60.0, alias="HIPPOGRAPH_NEO4J_QUERY_TIMEOUT", gt=0, le=3600)
     # Named on every session: a session without one costs a round trip to resolve the home database.
     neo4j_database: str = Field("neo4j", alias="NEO4J_DATABASE")
 
@@ -70,6 +73,19 @@ class Settings(BaseSettings):
     # delivered twice (harmless, every task is idempotent, but wasted work); it is also how long a
     # batch whose worker died waits before a restarted worker resumes it.
     task_visibility_timeout_s: int = Field(3600, alias="HIPPOGRAPH_TASK_VISIBILITY_TIMEOUT", ge=1)
+
+    # Request bodies larger than this are refused (413) before they are read: every route, except
+    # POST …/turns and POST …/import, which take the batch limit. 4 MiB holds the largest memory
+    # (64K characters of content) several times over; 256 MiB a full turn batch (1,000 turns of 64 KB,
+    # JSON-escaped up to 3x) and the JSON export of 100,000 nodes (127 MB, docs/architecture.md).
+    max_body_bytes: int = Field(4 * 2**20, alias="HIPPOGRAPH_MAX_BODY_BYTES", ge=1024)
+    max_batch_body_bytes: int = Field(256 * 2**20, alias="HIPPOGRAPH_MAX_BATCH_BODY_BYTES", ge=1024)
+
+    # Requests per API key by the key's role, as the `limits` library writes them ("600/minute",
+    # "10/second"); empty: no limit. The bootstrap admin key is not limited (app/api/rate_limit.py).
+    rate_limit_reader: str = Field("600/minute", alias="HIPPOGRAPH_RATE_LIMIT_READER")
+    rate_limit_writer: str = Field("600/minute", alias="HIPPOGRAPH_RATE_LIMIT_WRITER")
+    rate_limit_admin: str = Field("600/minute", alias="HIPPOGRAPH_RATE_LIMIT_ADMIN")
 
     # Seconds a write batch's status stays readable (`GET /v1/namespaces/{ns}/batches/{id}`).
     batch_ttl_s: int = Field(7 * 24 * 3600, alias="HIPPOGRAPH_BATCH_TTL", ge=60)
@@ -116,6 +132,15 @@ class Settings(BaseSettings):
     # A suspended task tree saves the activation state of at most this many nodes: its tasks, their
     # related memories, then those memories' neighbours, most activated first (app/memory/suspension.py).
     suspension_max_nodes: int = Field(500, alias="HIPPOGRAPH_SUSPENSION_MAX_NODES", ge=1, le=100_000)
+
+    @field_validator("rate_limit_reader", "rate_limit_writer", "rate_limit_admin")
+    @classmethod
+    def _rate_limit(cls, text: str) -> str:
+        if text.strip():
+            from limits import parse  # raises ValueError for text it cannot read
+
+            parse(text)
+        return text
 
     @property
     def embedded_vectors(self) -> bool:

@@ -18,11 +18,11 @@ from fastapi.dependencies.utils import get_flat_params
 from fastapi.routing import APIRoute
 
 from app.api.errors import ApiError, error_responses
-from app.domain.inputs import check_namespace
+from app.domain.inputs import NAMESPACE_RULE, check_namespace
 from app.domain.keys import Caller, Role, Viewer
 from app.runtime import Runtime
 
-NamespacePath = Annotated[str, Path(description="1-64 letters, digits, '-', '_', '.'")]
+NamespacePath = Annotated[str, Path(description=NAMESPACE_RULE)]
 
 
 @dataclass(frozen=True)
@@ -137,10 +137,11 @@ def required_role(route: APIRoute) -> str | None:
 def document_access(routers: Iterable[APIRouter]) -> None:
     """Write into OpenAPI what each route's dependencies imply, so the document can never disagree
     with the code: the role (`x-required-role`, the bearer scheme, 401/403) derived from the access
-    dependency, 422 for a route that takes parameters or a body, 503 for a `/v1` route (it reaches
-    the engines, if only to look the key up); every one in the one error shape. A route declares
-    its own further errors (`responses=error_responses(404)`). Call it on the routers before they
-    are included (FastAPI builds the response models at inclusion)."""
+    dependency, 429 for a route that needs a key, 422 for a route that takes parameters or a body,
+    413 for one that takes a body, 503 for a `/v1` route (it reaches the engines, if only to look
+    the key up); every one in the one error shape. A route declares its own further errors
+    (`responses=error_responses(404)`). Call it on the routers before they are included (FastAPI
+    builds the response models at inclusion)."""
     for router in routers:
         for route in router.routes:
             if not isinstance(route, APIRoute):
@@ -152,8 +153,11 @@ def document_access(routers: Iterable[APIRouter]) -> None:
                 extra["security"] = [{"bearer": []}]
                 route.openapi_extra = extra
                 statuses += [401] if role == "key" else [401, 403]  # any valid key passes `any_key`
+                statuses.append(429)  # app/api/rate_limit.py
             if takes_input(route):
                 statuses.append(422)
+            if takes_body(route):
+                statuses.append(413)
             if route.path.startswith("/v1"):
                 statuses.append(503)
             route.responses = {**error_responses(*statuses), **route.responses}
@@ -162,8 +166,12 @@ def document_access(routers: Iterable[APIRouter]) -> None:
 def takes_input(route: APIRoute) -> bool:
     """Whether a request can be refused as invalid (422): the route or its dependencies read path,
     query, header or cookie parameters, or a body (read by FastAPI, or raw by the route)."""
-    has_body = route.body_field is not None or "requestBody" in (route.openapi_extra or {})
-    return has_body or bool(get_flat_params(route.dependant))
+    return takes_body(route) or bool(get_flat_params(route.dependant))
+
+
+def takes_body(route: APIRoute) -> bool:
+    """Whether the route reads a body (FastAPI's, or raw by the route): it may answer 413."""
+    return route.body_field is not None or "requestBody" in (route.openapi_extra or {})
 
 
 def declare_bearer_scheme(app: FastAPI) -> None:

@@ -9,12 +9,13 @@ from fastapi import APIRouter
 from app.analytics.guard import CypherRefused
 from app.analytics.service import CypherFailed, CypherForbidden, CypherTimeout
 from app.api.access import Access, Engines, ReadAccess
+from app.api.bodies import JsonBodyRoute
 from app.api.errors import ApiError, error_responses
 from app.api.responses import AnalyticsQueries, CypherResult
 from app.api.schemas import CypherBody
 from app.runtime import Runtime
 
-router = APIRouter(prefix="/v1/namespaces", tags=["analytics"])
+router = APIRouter(prefix="/v1/namespaces", tags=["analytics"], route_class=JsonBodyRoute)
 
 
 @router.post("/{ns}/cypher", response_model=CypherResult, responses=error_responses(404))

@@ -7,12 +7,13 @@ from typing import Any
 from fastapi import APIRouter
 
 from app.api.access import Engines, ReadAccess
+from app.api.bodies import JsonBodyRoute
 from app.api.errors import error_responses
 from app.api.responses import ContextResponse
 from app.api.schemas import ContextBody
 from app.context.builder import ContextRequest
 
-router = APIRouter(prefix="/v1/namespaces", tags=["context management"])
+router = APIRouter(prefix="/v1/namespaces", tags=["context management"], route_class=JsonBodyRoute)
 
 
 @router.post("/{ns}/context", response_model=ContextResponse, responses=error_responses(404))

@@ -10,6 +10,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.middleware.body_limit import MAX_BODY_SIZE_SCOPE_KEY
 
 from app.api.responses import ErrorBody
 from app.errors import EngineUnavailable
@@ -29,8 +30,12 @@ ERROR_DESCRIPTIONS: dict[int, str] = {
     403: "forbidden: the key has no role on this namespace, or too small a role",
     404: "not_found: the namespace, or a node or key the request names, does not exist (`error.field` says which)",
     409: "conflict: the namespace is not in the state the request needs",
+    413: "body_too_large: the request body is larger than HIPPOGRAPH_MAX_BODY_BYTES (turns and import: "
+    "HIPPOGRAPH_MAX_BATCH_BODY_BYTES); refused before it is read",
     422: "invalid_request (cypher: also cypher_refused, cypher_timeout, cypher_error): a field is invalid; "
     "`error.field` names it",
+    429: "rate_limited: the key sent more requests than its role may (HIPPOGRAPH_RATE_LIMIT_*); retry after "
+    "`Retry-After` seconds",
     503: "engine_unavailable: an engine is down (`engine` names it); retry after `Retry-After` seconds "
     "(POST …/turns with `wait`: also ingest_failed, the write tracks failed)",
     504: "timeout: the write tracks did not finish in time (the turns are stored; they will still be processed)",
@@ -46,7 +51,7 @@ def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
         status: {
             "model": ErrorBody,
             "description": ERROR_DESCRIPTIONS[status],
-            **({"headers": RETRY_AFTER_HEADER} if status == 503 else {}),
+            **({"headers": RETRY_AFTER_HEADER} if status in (429, 503) else {}),
         }
         for status in statuses
     }
@@ -89,6 +94,12 @@ def engine_unavailable_response(request: Request, exc: EngineUnavailable) -> JSO
     response = error_response(request, 503, "engine_unavailable", str(exc), engine=exc.engine)
     response.headers["Retry-After"] = str(ENGINE_RETRY_AFTER_S)
     return response
+
+
+def too_large_response(request: Request, limit: int | None) -> JSONResponse:
+    """413 `body_too_large` naming `body` (and the limit, when known)."""
+    bound = f"the limit of {limit} bytes" if limit is not None else "the limit"
+    return error_response(request, 413, "body_too_large", f"body: larger than {bound}", "body")
 
 
 def field_path(location: tuple[Any, ...] | list[Any]) -> str:
@@ -136,6 +147,9 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if exc.status_code == 413:  # Starlette's body limit (app/api/body_limit.py), counting a streamed body
+            limit = request.scope.get(MAX_BODY_SIZE_SCOPE_KEY)
+            return too_large_response(request, limit if isinstance(limit, int) else None)
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
         return error_response(request, exc.status_code, code, str(exc.detail))
 

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Path, status
 from starlette.concurrency import run_in_threadpool
 
 from app.api.access import AdminKey, AnyKey, Engines, authorize
+from app.api.bodies import JsonBodyRoute
 from app.api.errors import error_responses
 from app.api.responses import CreatedKey, KeyList, KeyRevoked
 from app.api.schemas import KeyBody
@@ -16,7 +17,7 @@ from app.domain.inputs import InputError, check_namespace
 from app.domain.keys import BOOTSTRAP_KEY_ID, Role
 from app.memory.errors import NotFoundError
 
-router = APIRouter(prefix="/v1/keys", tags=["keys"])
+router = APIRouter(prefix="/v1/keys", tags=["keys"], route_class=JsonBodyRoute)
 
 
 @router.post("", status_code=status.HTTP_201_CREATED, response_model=CreatedKey, responses=error_responses(404))

@@ -12,7 +12,9 @@ from fastapi.routing import APIRoute
 from app.api import analytics, context, health, keys, memories, metrics, recall, runs, tasks, tools, turns
 from app.api.access import declare_bearer_scheme, document_access
 from app.api.auth import BearerAuthentication
+from app.api.body_limit import BodyLimits
 from app.api.errors import install_error_handlers
+from app.api.rate_limit import RateLimits, role_limits
 from app.mcp.http import McpEndpoint
 from app.observability.middleware import RequestObservation
 from app.runtime import Runtime
@@ -27,11 +29,12 @@ def operation_id(route: APIRoute) -> str:
 def create_app(settings: Settings | None = None, runtime: Runtime | None = None) -> FastAPI:
     """Build the API. Pass `runtime` to share already-open engines (tests); else they open at start-up."""
     mcp = McpEndpoint()
+    settings = settings or (runtime.settings if runtime is not None else get_settings())
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         owned = runtime is None
-        app.state.runtime = runtime or Runtime.open(settings or get_settings())
+        app.state.runtime = runtime or Runtime.open(settings)
         # What start-up allocated (model, tokenizer, query texts, vector engine: ~100k objects) lives as
         # long as the app: out of the collector's sight, a full collection during a recall takes under
         # 1 ms instead of ~35 ms (measured in-process at 100k nodes). Garbage is collected first, so
@@ -49,7 +52,11 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
 
     app = FastAPI(title="Hippograph", version="0.1.0", lifespan=lifespan, generate_unique_id_function=operation_id)
     # Added first, so it runs inside the request-id middleware that install_error_handlers adds.
+    app.add_middleware(RateLimits, limits=role_limits(settings))  # counts the caller BearerAuthentication found
     app.add_middleware(BearerAuthentication)
+    # Outside the authentication: a body too large is refused before the key is even looked up.
+    app.add_middleware(BodyLimits, max_body_bytes=settings.max_body_bytes,
+                       max_batch_body_bytes=settings.max_batch_body_bytes)  # fmt: skip
     install_error_handlers(app)
     routers = [
         health.router,

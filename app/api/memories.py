@@ -9,6 +9,7 @@ from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from app.api.access import Access, AdminAccess, AnyKey, Engines, ReadAccess, WriteAccess
+from app.api.bodies import JsonBodyRoute
 from app.api.errors import ApiError, error_responses
 from app.api.responses import (
     ImportResponse,
@@ -25,7 +26,7 @@ from app.api.schemas import LinkBody, MemoryBody, MemorySearchQuery, NamespaceBo
 from app.memory.errors import NotFoundError
 from app.runtime import Runtime
 
-router = APIRouter(prefix="/v1/namespaces", tags=["memory graph"])
+router = APIRouter(prefix="/v1/namespaces", tags=["memory graph"], route_class=JsonBodyRoute)
 
 NodePath = Annotated[str, Path(description="the node's id, '<type>:<key>' (e.g. `knowledge:ab12…`)")]
 Format = Literal["json", "graphml"]

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
 from app.api.access import Access, Engines, ReadAccess
+from app.api.bodies import JsonBodyRoute
 from app.api.errors import error_responses
 from app.api.memories import NodePath
 from app.api.responses import PathResponse, RecallResponse, RelatedResponse, TaskChainResponse
@@ -15,7 +16,7 @@ from app.api.schemas import ChainBody, RecallBody
 from app.domain.inputs import InputError
 from app.runtime import Runtime
 
-router = APIRouter(prefix="/v1/namespaces", tags=["read path"])
+router = APIRouter(prefix="/v1/namespaces", tags=["read path"], route_class=JsonBodyRoute)
 
 
 # Returns its pre-encoded JSON (see below): `response_model` only documents it.

@@ -8,11 +8,12 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path, Query
 
 from app.api.access import Engines, ReadAccess, WriteAccess
+from app.api.bodies import JsonBodyRoute
 from app.api.errors import error_responses
 from app.api.responses import RunStatus, RunStepResult
 from app.api.schemas import RunResumeBody, RunStepBody, Text
 
-router = APIRouter(prefix="/v1/namespaces", tags=["context management"])
+router = APIRouter(prefix="/v1/namespaces", tags=["context management"], route_class=JsonBodyRoute)
 
 RUN_ID_PATTERN = r"^[A-Za-z0-9._-]{1,128}$"
 RunIdPath = Annotated[str, Path(pattern=RUN_ID_PATTERN, description="the agent's run: 1-128 letters, digits, '.-_'")]

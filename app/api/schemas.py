@@ -5,14 +5,21 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from app.context.breaker import Step, call_signature
-from app.domain.inputs import NewLink, NewMemory
+from app.domain.inputs import (
+    MAX_CAPACITY,
+    NewLink,
+    NewMemory,
+    check_json_value,
+    check_not_blank,
+    check_storable_time,
+)
 from app.domain.keys import EVERYTHING, Role, Viewer
 from app.domain.model import SUMMARY_MAX_CHARS, Importance, NodeType, RelType, Source
 from app.domain.tasks import TaskStatus
-from app.domain.turns import Turn
+from app.domain.turns import MAX_METADATA_DEPTH, Turn
 
 if TYPE_CHECKING:  # the recall service pulls the engines; these models stay import-light for clients
     from app.memory.tasks import NewTask, TaskChange
@@ -20,8 +27,13 @@ if TYPE_CHECKING:  # the recall service pulls the engines; these models stay imp
     from app.recall.service import RecallRequest
 
 MAX_CONTENT_CHARS = 64 * 1024
+MAX_PARAMS_DEPTH = 16  # levels of a Cypher query's parameters
 Weight = Annotated[float, Field(gt=0.0, le=1.0)]
-Text = Annotated[str, Field(min_length=1, max_length=200)]
+NonBlank = Annotated[str, AfterValidator(check_not_blank)]  # not only whitespace
+Text = Annotated[NonBlank, Field(min_length=1, max_length=200)]
+# Times Neo4j can store: a UTC offset within ±18:00 in whole minutes, years 1-9999 in UTC.
+Time = Annotated[datetime, AfterValidator(check_storable_time)]
+AwareTime = Annotated[AwareDatetime, AfterValidator(check_storable_time)]
 
 
 class Strict(BaseModel):
@@ -33,7 +45,9 @@ class NamespaceBody(Strict):
 
     model_config = ConfigDict(json_schema_extra={"examples": [{"capacity": 100000, "low_water_ratio": 0.9}]})
 
-    capacity: int | None = Field(None, ge=1, description="node capacity before pruning (default 100000)")
+    capacity: int | None = Field(
+        None, ge=1, le=MAX_CAPACITY, description="node capacity before pruning (default 100000)"
+    )
     low_water_ratio: float | None = Field(None, gt=0.0, le=1.0, description="pruning target (default 0.9)")
 
 
@@ -65,8 +79,12 @@ class MemoryBody(Strict):
     )
 
     type: NodeType = Field(description="the node type")
-    label: str = Field(min_length=1, max_length=500, description="a short name")
-    content: str = Field(min_length=1, max_length=MAX_CONTENT_CHARS, description="the full text")
+    label: NonBlank = Field(
+        min_length=1, max_length=500, description="a short name"
+    )
+    content: NonBlank = Field(
+        min_length=1, max_length=MAX_CONTENT_CHARS, description="the full text"
+    )
     summary: str | None = Field(
         None, max_length=SUMMARY_MAX_CHARS, description="what recall shows (default: derived from the content)"
     )
@@ -88,9 +106,9 @@ class MemoryBody(Strict):
     subject: Text | None = Field(None, description="a fact: whom or what it is about")
     slot: Text | None = Field(None, description="a fact: what about the subject it states (a newer value supersedes)")
     value: str | None = Field(None, max_length=2000, description="a fact: its value")
-    valid_from: AwareDatetime | None = Field(None, description="a fact: from when it holds (default: now)")
-    valid_to: AwareDatetime | None = Field(None, description="a fact: until when it held")
-    event_time: AwareDatetime | None = Field(None, description="an event: when it happened")
+    valid_from: AwareTime | None = Field(None, description="a fact: from when it holds (default: now)")
+    valid_to: AwareTime | None = Field(None, description="a fact: until when it held")
+    event_time: AwareTime | None = Field(None, description="an event: when it happened")
 
     def to_domain(self, agent_id: str | None = None) -> NewMemory:
         """`agent_id`: the agent the write is recorded under (the key's; see access.writing_agent)."""
@@ -155,7 +173,7 @@ class TaskBody(Strict):
         }
     )  # fmt: skip
 
-    title: str = Field(min_length=1, max_length=500, description="what the task is")
+    title: NonBlank = Field(min_length=1, max_length=500, description="what the task is")
     description: str | None = Field(None, min_length=1, max_length=MAX_CONTENT_CHARS, description="more detail")
     id: Text | None = Field(
         None, description="'task:<key>': sending it again creates nothing new (default: derived from title, "
@@ -184,7 +202,7 @@ class TaskPatchBody(Strict):
 
     model_config = ConfigDict(json_schema_extra={"examples": [{"status": "done", "result": "deployed as v2.3.1"}]})
 
-    title: str | None = Field(None, min_length=1, max_length=500, description="what the task is")
+    title: NonBlank | None = Field(None, min_length=1, max_length=500, description="what the task is")
     description: str | None = Field(None, min_length=1, max_length=MAX_CONTENT_CHARS, description="more detail")
     status: TaskStatus | None = Field(None, description="a valid transition (not `suspended`: use …/suspend)")
     result: str | None = Field(None, max_length=MAX_RESULT_CHARS, description="what came of it")
@@ -237,17 +255,25 @@ class TurnBody(Strict):
     turn_id: Text = Field(description="unique within the session: resending it creates nothing new")
     speaker: Text = Field(description="who said it")
     text: str = Field(min_length=1, description=f"what was said (at most {MAX_TURN_BYTES} bytes of UTF-8)")
-    timestamp: datetime | None = Field(None, description="ISO 8601; without an offset it is taken as UTC; default now")
-    metadata: dict[str, Any] | None = Field(None, description="free-form, stored with the turn")
+    timestamp: Time | None = Field(None, description="ISO 8601; without an offset it is taken as UTC; default now")
+    metadata: dict[str, Any] | None = Field(
+        None, description=f"free-form JSON stored with the turn, at most {MAX_METADATA_DEPTH} levels deep"
+    )
 
     @field_validator("text")
     @classmethod
     def text_fits(cls, text: str) -> str:
-        if not text.strip():
-            raise ValueError("must not be blank")
+        check_not_blank(text)
         if len(text.encode("utf-8")) > MAX_TURN_BYTES:
             raise ValueError(f"at most {MAX_TURN_BYTES} bytes of UTF-8")
         return text
+
+    @field_validator("metadata")
+    @classmethod
+    def metadata_storable(cls, metadata: dict[str, Any] | None) -> dict[str, Any] | None:
+        if metadata is not None:
+            check_json_value(metadata, "metadata", MAX_METADATA_DEPTH)
+        return metadata
 
     def to_domain(self, now: datetime, agent_id: str | None = None) -> Turn:
         """`agent_id`: the writing key's agent, recorded on the turn's node."""
@@ -293,8 +319,8 @@ class RecallBody(Strict):
     mode: Literal["local", "global"] = Field("local", description="local: the current work; global: the big picture")
     include_history: bool = Field(False, description="also superseded facts and withdrawn inferences")
     token_budget: int | None = Field(None, ge=1, le=100_000, description="cut the cards to fit this many tokens")
-    as_of: datetime | None = Field(None, description="recall facts as they stood at this time")
-    now: datetime | None = Field(None, description="reference time for relative expressions (default: now)")
+    as_of: Time | None = Field(None, description="recall facts as they stood at this time")
+    now: Time | None = Field(None, description="reference time for relative expressions (default: now)")
     agent_id: Text | None = Field(
         None, description="the asking agent, whose own memories count as in focus; must be the key's agent"
     )
@@ -305,9 +331,7 @@ class RecallBody(Strict):
     @field_validator("query")
     @classmethod
     def query_not_blank(cls, query: str) -> str:
-        if not query.strip():
-            raise ValueError("must not be blank")
-        return query
+        return check_not_blank(query)
 
     def to_domain(self, agent_id: str | None = None, viewer: Viewer = EVERYTHING) -> RecallRequest:
         """`agent_id`: the asking agent (the key's; see access.writing_agent); `viewer`: whose
@@ -356,7 +380,7 @@ class KeyBody(Strict):
     role: Role = Field(description="reader: recall and reads; writer: + writes; admin: + deletes, import, keys")
     agent_id: Text = Field(description="the agent every write made with this key is recorded under")
     label: str | None = Field(None, max_length=200, description="a note for people: who holds it, what for")
-    expires_at: AwareDatetime | None = Field(None, description="when the key stops working (default: never)")
+    expires_at: AwareTime | None = Field(None, description="when the key stops working (default: never)")
 
 
 class CypherBody(Strict):
@@ -373,8 +397,17 @@ class CypherBody(Strict):
 
     query: str | None = Field(None, min_length=1, max_length=100_000, description="Cypher; use $namespace")
     name: str | None = Field(None, min_length=1, max_length=100, description="a named analytics query")
-    params: dict[str, Any] = Field(default_factory=dict, description="query parameters (not `namespace`)")
+    params: dict[str, Any] = Field(
+        default_factory=dict, description=f"query parameters (not `namespace`), at most {MAX_PARAMS_DEPTH} levels deep"
+    )
     limit: int | None = Field(None, ge=1, le=10_000, description="rows at most (default 1000)")
+
+    @field_validator("params")
+    @classmethod
+    def params_storable(cls, params: dict[str, Any]) -> dict[str, Any]:
+        # Also for the graph_query tool over MCP, whose JSON is not parsed by app/api/bodies.py.
+        check_json_value(params, "params", MAX_PARAMS_DEPTH)
+        return params
 
     @model_validator(mode="after")
     def one_of_query_or_name(self) -> CypherBody:
@@ -390,8 +423,8 @@ class MemorySearchQuery(Strict):
     type: list[NodeType] | None = Field(
         None, max_length=9, description="only these memory types (repeat the parameter for several)"
     )
-    since: datetime | None = Field(None, description="created at or after this time (ISO 8601; without an offset: UTC)")
-    until: datetime | None = Field(None, description="created before this time (ISO 8601; without an offset: UTC)")
+    since: Time | None = Field(None, description="created at or after this time (ISO 8601; without an offset: UTC)")
+    until: Time | None = Field(None, description="created before this time (ISO 8601; without an offset: UTC)")
     agent_id: Text | None = Field(None, description="only memories written by this agent")
     importance: Importance | None = Field(None, description="this importance level or a higher one")
     tags: list[Text] | None = Field(None, max_length=64, description="memories carrying every one of these tags")
@@ -494,8 +527,8 @@ class ContextBody(Strict):
         }
     )  # fmt: skip
 
-    goal: str | None = Field(None, min_length=1, max_length=4000, description="what the agent works towards")
-    query: str | None = Field(None, min_length=1, max_length=4000, description="instead of goal: what to look up")
+    goal: NonBlank | None = Field(None, min_length=1, max_length=4000, description="what the agent works towards")
+    query: NonBlank | None = Field(None, min_length=1, max_length=4000, description="instead of goal: what to look up")
     token_budget: int = Field(ge=1, le=100_000, description="the context's size at most, in tokens (see `tokenizer`)")
     mode: Literal["local", "global"] = Field("local", description="local: the current work; global: the big picture")
     run_id: str | None = Field(
@@ -503,7 +536,7 @@ class ContextBody(Strict):
         "switches (drops details of completed tasks, reloads the next step's neighbourhood)"
     )  # fmt: skip
     top_k: int = Field(20, ge=1, le=100, description="recall cards considered at most")
-    now: datetime | None = Field(None, description="recall's reference time for relative expressions (default: now)")
+    now: Time | None = Field(None, description="recall's reference time for relative expressions (default: now)")
     agent_id: Text | None = Field(
         None, description="the asking agent (whose run and memories count); must be the key's agent"
     )

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Path, Query, Response, status
 from starlette.concurrency import run_in_threadpool
 
 from app.api.access import Engines, ReadAccess, WriteAccess
+from app.api.bodies import JsonBodyRoute
 from app.api.errors import error_responses
 from app.api.responses import TaskNode, TaskResumed, TaskSuspension
 from app.api.schemas import ResumeBody, TaskBody, TaskPatchBody
@@ -16,7 +17,7 @@ from app.domain.tasks import MAX_TREE_DEPTH
 from app.memory.errors import NotFoundError
 from app.recall.task_context import task_context
 
-router = APIRouter(prefix="/v1/namespaces", tags=["tasks"])
+router = APIRouter(prefix="/v1/namespaces", tags=["tasks"], route_class=JsonBodyRoute)
 
 TaskPath = Annotated[str, Path(description="the task's id, 'task:<key>'")]
 DepthQuery = Annotated[int, Query(ge=0, le=MAX_TREE_DEPTH, description=f"subtask levels, 0-{MAX_TREE_DEPTH}")]

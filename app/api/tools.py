@@ -10,6 +10,7 @@ from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 
 from app.api.access import AnyKey, Engines, ReadAccess, authorize
+from app.api.bodies import JsonBodyRoute
 from app.api.errors import error_responses, field_path
 from app.api.responses import ToolList, ToolResult
 from app.api.schemas import ToolCall
@@ -17,7 +18,7 @@ from app.domain.inputs import InputError
 from app.memory.errors import NotFoundError
 from app.tools import TOOLS
 
-router = APIRouter(tags=["tools"])
+router = APIRouter(tags=["tools"], route_class=JsonBodyRoute)
 
 
 ToolName = Annotated[str, Path(description="one of the tools GET /v1/tools lists, e.g. recall_memory")]

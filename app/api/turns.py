@@ -16,6 +16,7 @@ from fastapi import APIRouter, Path, Request, Response, status
 from starlette.concurrency import run_in_threadpool
 
 from app.api.access import Engines, ReadAccess, WriteAccess
+from app.api.bodies import JsonBodyRoute
 from app.api.errors import ApiError, error_responses
 from app.api.responses import BatchStatus, TurnsAccepted, TurnsIngested
 from app.api.schemas import TurnsBody
@@ -23,7 +24,7 @@ from app.domain.turns import dialogue_id
 from app.errors import EngineUnavailable
 from app.stores.hot import UNAVAILABLE_ERRORS as REDIS_UNAVAILABLE_ERRORS
 
-router = APIRouter(prefix="/v1/namespaces", tags=["write path"])
+router = APIRouter(prefix="/v1/namespaces", tags=["write path"], route_class=JsonBodyRoute)
 WAIT_TIMEOUT_S = 600.0
 
 

@@ -3,16 +3,23 @@
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from app.domain.model import SUMMARY_MAX_CHARS, Importance, NodeType, RelType, Source
 from app.errors import HippographError
 
-NAMESPACE_PATTERN = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
+# A namespace's node capacity at most: beyond any Neo4j store, and exact as a float (capacity × ratio).
+MAX_CAPACITY = 10**12
+# Matched whole (`fullmatch`: a `$` would also match before a trailing newline); "." and ".." are
+# refused too, as path segments that URLs and file names treat specially.
+NAMESPACE_PATTERN = re.compile(r"[A-Za-z0-9._-]{1,64}")
+NAMESPACE_RULE = "1-64 letters, digits, '-', '_' or '.', other than '.' and '..'"
 # After the type prefix: printable text without control characters (\x1f separates pair keys).
-_ID_BODY = re.compile(r"^[^\x00-\x1f\x7f]{1,200}$")
+_ID_BODY = re.compile(r"[^\x00-\x1f\x7f]{1,200}")
 
 
 class InputError(HippographError, ValueError):
@@ -24,9 +31,77 @@ class InputError(HippographError, ValueError):
         self.message = message
 
 
+# What Neo4j, Redis and the JSON encoders store: 64-bit integers, finite floats, strings that are
+# valid Unicode (a lone surrogate cannot be encoded as UTF-8).
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def has_lone_surrogate(text: str) -> bool:
+    return not text.isascii() and _SURROGATE.search(text) is not None
+
+
+# Neo4j stores a datetime's offset as a java.time.ZoneOffset: whole minutes within ±18:00.
+MAX_UTC_OFFSET = timedelta(hours=18)
+
+
+def check_not_blank(text: str) -> str:
+    """For pydantic validators: text that is only whitespace is refused (ValueError)."""
+    if not text.strip():
+        raise ValueError("must not be blank")
+    return text
+
+
+def check_storable_time(value: datetime) -> datetime:
+    """For pydantic validators: a datetime Neo4j can store (ValueError otherwise). Its UTC offset is
+    whole minutes within ±18:00, and its instant (naive: UTC) lies within years 1-9999 in UTC too."""
+    offset = value.utcoffset()
+    if offset is not None:
+        if abs(offset) > MAX_UTC_OFFSET:
+            raise ValueError("the UTC offset must be within -18:00 and +18:00")
+        if offset % timedelta(minutes=1):
+            raise ValueError("the UTC offset must be whole minutes")
+    try:
+        (value if offset is not None else value.replace(tzinfo=UTC)).astimezone(UTC)
+    except OverflowError:
+        raise ValueError("out of range once converted to UTC (years 1-9999)") from None
+    return value
+
+
+def check_json_value(value: Any, field: str, max_depth: int) -> None:
+    """Raise InputError naming a place (`field.key[2]`) of a parsed JSON value that the
+    engines cannot store: objects and arrays nested deeper than `max_depth` levels, a string or key
+    with a lone surrogate, an integer beyond 64 bits, a NaN or infinite float. Iterative, so a value
+    of any depth is checked without recursion."""
+    stack: list[tuple[Any, str, int]] = [(value, field, 0)]
+    while stack:
+        item, path, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth >= max_depth:
+                raise InputError(path or "body", f"nested deeper than {max_depth} levels")
+            if isinstance(item, dict):
+                for key, child in item.items():
+                    child_path = f"{path}.{key}" if path else str(key)
+                    if isinstance(key, str) and has_lone_surrogate(key):
+                        raise InputError(path or "body", f"key {key!r} contains a lone surrogate (not valid Unicode)")
+                    stack.append((child, child_path, depth + 1))
+            else:
+                stack.extend((child, f"{path}[{i}]", depth + 1) for i, child in enumerate(item))
+        elif isinstance(item, str):
+            if has_lone_surrogate(item):
+                raise InputError(path or "body", "contains a lone surrogate (not valid Unicode)")
+        elif isinstance(item, bool):
+            continue
+        elif isinstance(item, int):
+            if not INT64_MIN <= item <= INT64_MAX:
+                raise InputError(path or "body", "integer beyond the 64-bit range")
+        elif isinstance(item, float) and not math.isfinite(item):
+            raise InputError(path or "body", "must be a finite number")
+
+
 def check_namespace(name: str) -> str:
-    if not NAMESPACE_PATTERN.match(name):
-        raise InputError("namespace", "1-64 characters of letters, digits, '-', '_' or '.'")
+    if not NAMESPACE_PATTERN.fullmatch(name) or name in {".", ".."}:
+        raise InputError("namespace", NAMESPACE_RULE)
     return name
 
 
@@ -43,7 +118,7 @@ def namespace_term(namespace: str) -> str:
 def check_node_id(node_id: str, field: str = "id", expected: NodeType | None = None) -> str:
     prefix, sep, body = node_id.partition(":")
     node_type = NodeType.of_id(node_id)
-    if not sep or node_type is None or not _ID_BODY.match(body):
+    if not sep or node_type is None or not _ID_BODY.fullmatch(body):
         raise InputError(field, "must be '<type>:<key>' with a node type prefix such as 'knowledge:'")
     if expected is not None and node_type != expected:
         raise InputError(field, f"must start with '{expected.id_prefix}:' for a {expected.value} node")
@@ -60,9 +135,25 @@ def derive_summary(content: str, limit: int = SUMMARY_MAX_CHARS) -> str:
     return (cut[:space] if space > limit // 2 else cut).rstrip() + "…"
 
 
+_SEPARATOR, _ESCAPE = "\x1f", "\x1b"
+
+
+def joined_key(*parts: str) -> str:
+    """The parts joined by \x1f, an \x1b put before each \x1b and \x1f inside a part: different
+    parts never give the same key (("a\x1fb", "c") and ("a", "b\x1fc") did), and parts without
+    either character join exactly as `"\x1f".join` did, so ids derived before stay as they were."""
+    return _SEPARATOR.join(_escaped(part) for part in parts)
+
+
+def _escaped(part: str) -> str:
+    if _ESCAPE not in part and _SEPARATOR not in part:
+        return part
+    return part.replace(_ESCAPE, _ESCAPE + _ESCAPE).replace(_SEPARATOR, _ESCAPE + _SEPARATOR)
+
+
 def stable_digest(*parts: str) -> str:
     """The key part of a deterministic node id: a hash of the parts that identify the node."""
-    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:24]
+    return hashlib.sha256(joined_key(*parts).encode()).hexdigest()[:24]
 
 
 def content_id(node_type: NodeType, label: str, content: str) -> str:

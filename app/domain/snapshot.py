@@ -404,6 +404,8 @@ def _load_json(text: str | bytes) -> Any:
         return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
     except json.JSONDecodeError as error:
         raise SnapshotFormatError(f"not valid JSON: {error}") from error
+    except RecursionError:  # the C decoder stops at the interpreter's recursion limit (~1000 levels)
+        raise SnapshotFormatError("not a snapshot: JSON nested about 1000 levels deep") from None
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -478,7 +480,7 @@ def _value_from_json(raw: object, where: str) -> Any:
     if raw is None:
         _fail(where, "null is not a property value")
     if isinstance(raw, list):
-        return [_value_from_json(item, f"{where}[{i}]") for i, item in enumerate(raw)]
+        return [_list_item_from_json(item, f"{where}[{i}]") for i, item in enumerate(raw)]
     if not isinstance(raw, dict):
         return raw
     if len(raw) != 1 or not isinstance(next(iter(raw.values())), str):
@@ -491,6 +493,13 @@ def _value_from_json(raw: object, where: str) -> Any:
     if tag == "$float" and text in _JSON_FLOATS:
         return _JSON_FLOATS[text]
     _fail(where, f"unknown tagged value {tag!r}: {text!r}")
+
+
+def _list_item_from_json(raw: object, where: str) -> Any:
+    # A list holds scalars only: refused here, a list of lists ~1000 deep would exhaust the stack.
+    if isinstance(raw, list):
+        _fail(where, "a list inside a list is not a property value")
+    return _value_from_json(raw, where)
 
 
 # --- GraphML: writing ----------------------------------------------------------------------------

@@ -6,7 +6,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from app.domain.inputs import stable_digest
+from app.domain.inputs import joined_key, stable_digest
+
+# Levels of objects and arrays a turn's metadata may nest (it is stored as JSON on the Dialogue node).
+MAX_METADATA_DEPTH = 16
 
 
 @dataclass(frozen=True)
@@ -22,7 +25,7 @@ class Turn:
     @property
     def key(self) -> str:
         """(session, turn) identifies a turn within a namespace; a retry with the same key is a no-op."""
-        return f"{self.session_id}\x1f{self.turn_id}"
+        return joined_key(self.session_id, self.turn_id)
 
 
 def dialogue_id(session_id: str, turn_id: str) -> str:

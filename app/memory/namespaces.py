@@ -8,7 +8,7 @@ from typing import Any
 
 import redis
 
-from app.domain.inputs import InputError, check_namespace
+from app.domain.inputs import MAX_CAPACITY, InputError, check_namespace
 from app.memory.errors import NotFoundError
 from app.stores.graph import GraphStore
 from app.stores.hot import delete_namespace_keys
@@ -24,8 +24,8 @@ class NamespaceSettings:
     low_water_ratio: float = DEFAULT_LOW_WATER_RATIO
 
     def __post_init__(self) -> None:
-        if self.capacity < 1:
-            raise InputError("capacity", "must be at least 1")
+        if not 1 <= self.capacity <= MAX_CAPACITY:
+            raise InputError("capacity", f"must be between 1 and {MAX_CAPACITY}")
         if not 0.0 < self.low_water_ratio <= 1.0:
             raise InputError("low_water_ratio", "must be in (0, 1]")
 

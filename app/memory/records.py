@@ -6,12 +6,14 @@ node always carries the same bookkeeping properties whoever wrote it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import math
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
+from enum import StrEnum
 from typing import Any
 
 from app.domain.decay import INITIAL_ACTIVATION
-from app.domain.inputs import InputError, derive_summary
+from app.domain.inputs import InputError, check_storable_time, derive_summary
 from app.domain.model import Importance, RelType, Source
 from app.stores.graph import GraphTx
 
@@ -118,3 +120,81 @@ def create_link(
     link = tx.run("link.get", namespace=namespace, type=row["type"], source_id=row["source_id"],
                   target_id=row["target_id"])[0]  # fmt: skip
     return link | {"created": created}
+
+
+# --- what each stored property holds (imports are checked against it) ------------------------------
+
+PropertyCheck = Callable[[Any], str | None]  # the problem with a value, or None
+
+
+def _text(value: Any) -> str | None:
+    return None if isinstance(value, str) else f"expected a string, got {value!r}"
+
+
+def _texts(value: Any) -> str | None:
+    ok = isinstance(value, list) and all(isinstance(item, str) for item in value)
+    return None if ok else f"expected a list of strings, got {value!r}"
+
+
+def _flag(value: Any) -> str | None:
+    return None if isinstance(value, bool) else f"expected true or false, got {value!r}"
+
+
+def _count(value: Any) -> str | None:
+    ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    return None if ok else f"expected a whole number >= 0, got {value!r}"
+
+
+def _unit(value: Any) -> str | None:
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and 0 <= value <= 1
+    return None if ok else f"expected a number in [0, 1], got {value!r}"
+
+
+def _time(value: Any) -> str | None:
+    if not isinstance(value, datetime) or value.utcoffset() is None:
+        return f'expected a datetime with a UTC offset ({{"$datetime": "2024-05-15T10:00:00+00:00"}}), got {value!r}'
+    try:
+        check_storable_time(value)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def _level(enum: type[StrEnum]) -> PropertyCheck:
+    names = ", ".join(member.value for member in enum)
+    return lambda value: None if value in set(enum) else f"must be one of {names}, got {value!r}"
+
+
+_TEXTS = ("label", "summary", "content", "agent_id", "subject", "subject_key", "slot", "value", "speaker",
+          "session_id", "turn_id", "name_key", "superseded_by", "metadata_json")  # fmt: skip
+_TIMES = ("created_at", "updated_at", "last_accessed", "timestamp", "valid_from", "valid_to", "event_time",
+          "event_end", "started_at", "ended_at", "completed_at")  # fmt: skip
+NODE_PROPERTIES: dict[str, PropertyCheck] = {
+    **dict.fromkeys(_TEXTS, _text),
+    **dict.fromkeys(_TIMES, _time),
+    **dict.fromkeys(("activation", "activation_base", "confidence"), _unit),
+    **dict.fromkeys(("access_count", "seq"), _count),
+    "importance": _level(Importance),
+    "source": _level(Source),
+    "private": _flag,
+    "source_turn_ids": _texts,
+    "tags": _texts,
+}
+RELATIONSHIP_PROPERTIES: dict[str, PropertyCheck] = {
+    **dict.fromkeys(("created_at", "last_reinforced"), _time),
+    **dict.fromkeys(("weight", "weight_base"), _unit),
+    "co_activations": _count,
+    "protected": _flag,
+    "agent_id": _text,
+}
+
+
+def check_properties(properties: Mapping[str, Any], rules: Mapping[str, PropertyCheck], where: str) -> None:
+    """InputError naming `where.name` for the first property whose value its rule refuses; a property
+    without a rule only needs a storable time, if it is one."""
+    for name, value in properties.items():
+        check = rules.get(name, _time if isinstance(value, datetime) else None)
+        problem = check(value) if check is not None else None
+        if problem is not None:
+            raise InputError(f"{where}.{name}", problem)
+

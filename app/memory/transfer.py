@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Literal
 
-from app.domain.inputs import InputError, check_namespace, namespace_term
+from app.domain.inputs import InputError, check_namespace, check_node_id, namespace_term
 from app.domain.keys import EVERYTHING, Viewer
 from app.domain.model import MEMORY_LABEL, NodeType, RelType
 from app.domain.snapshot import (
@@ -25,6 +25,7 @@ from app.domain.snapshot import (
 )
 from app.memory.errors import ConflictError, NotFoundError
 from app.memory.namespaces import Namespaces
+from app.memory.records import NODE_PROPERTIES, RELATIONSHIP_PROPERTIES, check_properties
 from app.memory.semantic import NodeText, SemanticIndexer, embedding_text
 from app.stores.graph import GraphStore, GraphTx
 
@@ -44,7 +45,8 @@ class Transfer:
         """The namespace in memory, as the viewer sees it (see `nodes`): for tests and small namespaces;
         `export` streams."""
         self.namespaces.require(namespace)
-        return Snapshot(namespace, tuple(self.nodes(namespace, viewer)), tuple(self.relationships(namespace, viewer)))
+        cut = ExportCut(self, namespace, viewer)
+        return Snapshot(namespace, tuple(cut.nodes()), tuple(cut.relationships()))
 
     def nodes(self, namespace: str, viewer: Viewer = EVERYTHING) -> Iterator[SnapshotNode]:
         """The nodes by id, a page at a time; another agent's private memories are left out unless the
@@ -79,12 +81,11 @@ class Transfer:
         namespace is never in memory whole. Checks the namespace at once (a 404 before any byte);
         GraphML reads the namespace twice (its keys come before the graph)."""
         self.namespaces.require(namespace)
+        cut = ExportCut(self, namespace, viewer)
         if fmt == "graphml":
-            chunks = graphml_chunks(
-                namespace, lambda: self.nodes(namespace, viewer), lambda: self.relationships(namespace, viewer)
-            )
+            chunks = graphml_chunks(namespace, cut.nodes, cut.relationships)
         else:
-            chunks = json_chunks(namespace, self.nodes(namespace, viewer), self.relationships(namespace, viewer))
+            chunks = json_chunks(namespace, cut.nodes(), cut.relationships())
         return _joined(chunks, CHUNK_CHARS)
 
     def import_text(self, namespace: str, text: str | bytes, fmt: Format) -> dict[str, int]:
@@ -107,7 +108,9 @@ class Transfer:
             tx.run("transfer.import_nodes", namespace=namespace, nodes=nodes)
             tx.run("transfer.import_relationships", namespace=namespace, relationships=relationships)
 
-        self.graph.write_transaction(work)
+        # No transaction timeout: an import is one transaction however large (its size is bounded by
+        # HIPPOGRAPH_MAX_BATCH_BODY_BYTES), and 100,000 nodes outlast the default 60 s.
+        self.graph.write_transaction(work, timeout_s=0)
         self._embed(namespace, snapshot.nodes)
         return {"nodes": len(nodes), "relationships": len(relationships)}
 
@@ -119,6 +122,34 @@ class Transfer:
                 namespace,
                 [NodeText(node.id, _node_type(node, 0).value, embedding_text(dict(node.properties))) for node in batch],
             )
+
+
+class ExportCut:
+    """One consistent snapshot out of reads that are not one: nodes and relationships are read in
+    separate keyset-paged queries while writers go on (and Neo4j's read transactions are READ
+    COMMITTED, so even one transaction would not hold still). A relationship is given only when both
+    its ends were given by the node pass before it, so the file never names an unknown node and
+    always imports. Each call of `nodes` is one pass; a second pass (GraphML writes after planning its
+    keys) gives only nodes the first one gave, so no node, and none of its property kinds, appears
+    between planning and writing. Memory: the ids given (~100 bytes each, 10 MB per 100,000 nodes)."""
+
+    def __init__(self, transfer: Transfer, namespace: str, viewer: Viewer) -> None:
+        self.transfer, self.namespace, self.viewer = transfer, namespace, viewer
+        self.given: set[str] | None = None  # the ids the last node pass gave; None before the first
+
+    def nodes(self) -> Iterator[SnapshotNode]:
+        before, given = self.given, set[str]()
+        self.given = given
+        for node in self.transfer.nodes(self.namespace, self.viewer):
+            if before is None or node.id in before:
+                given.add(node.id)
+                yield node
+
+    def relationships(self) -> Iterator[SnapshotRelationship]:
+        given = self.given or set()
+        for rel in self.transfer.relationships(self.namespace, self.viewer):
+            if rel.source in given and rel.target in given:
+                yield rel
 
 
 def _node_type(node: SnapshotNode, index: int) -> NodeType:
@@ -147,12 +178,14 @@ def _without(properties: dict[str, Any], key: str) -> dict[str, Any]:
 
 
 def _node_row(node: SnapshotNode, index: int, namespace: str) -> dict[str, Any]:
+    """The node as import writes it, checked as strictly as the routes that write nodes: reads,
+    recall and decay would fail on a value of the wrong kind for good (issue 20)."""
     node_type = _node_type(node, index)
-    if NodeType.of_id(node.id) != node_type:
-        raise InputError(f"nodes[{index}].id", f"must start with '{node_type.id_prefix}:'")
+    check_node_id(node.id, f"nodes[{index}].id", node_type)
     for required in ("content", "importance", "activation_base", "last_accessed"):
         if required not in node.properties:
             raise InputError(f"nodes[{index}].properties.{required}", "missing")
+    check_properties(node.properties, NODE_PROPERTIES, f"nodes[{index}].properties")
     properties = {**node.properties, "id": node.id, "namespace": namespace, "namespace_term": namespace_term(namespace)}
     return {"type": node_type.value, "properties": properties}
 
@@ -160,4 +193,5 @@ def _node_row(node: SnapshotNode, index: int, namespace: str) -> dict[str, Any]:
 def _relationship_row(rel: SnapshotRelationship, index: int) -> dict[str, Any]:
     if rel.type not in RelType.__members__.values():
         raise InputError(f"relationships[{index}].type", "must be one of the seven relationship types")
+    check_properties(rel.properties, RELATIONSHIP_PROPERTIES, f"relationships[{index}].properties")
     return {"type": rel.type, "source": rel.source, "target": rel.target, "properties": dict(rel.properties)}

@@ -104,14 +104,19 @@ UNAVAILABLE_ERRORS: tuple[type[Exception], ...] = (
 
 @contextmanager
 def neo4j_unavailable() -> Iterator[None]:
-    """Turns `UNAVAILABLE_ERRORS` into `EngineUnavailable("neo4j")` (503, and a Celery retry). Every
-    `GraphStore` method that talks to Neo4j runs inside it: `with neo4j_unavailable():`, or as a
-    decorator, `@neo4j_unavailable()`. Not inside a managed transaction (`GraphTx.run`): the driver
-    retries the transaction on these errors, so they must reach it unwrapped."""
+    """Turns `UNAVAILABLE_ERRORS`, and a transaction stopped by its timeout, into
+    `EngineUnavailable("neo4j")` (503, and a Celery retry). Every `GraphStore` method that talks to
+    Neo4j runs inside it: `with neo4j_unavailable():`, or as a decorator, `@neo4j_unavailable()`.
+    Not inside a managed transaction (`GraphTx.run`): the driver retries the transaction on these
+    errors, so they must reach it unwrapped."""
     try:
         yield
     except UNAVAILABLE_ERRORS as exc:
         raise EngineUnavailable.wrapping("neo4j", exc) from exc
+    except (neo4j.exceptions.ClientError, neo4j.exceptions.TransientError) as exc:
+        if _is_timeout(exc.code or ""):  # stopped by its timeout: Neo4j is too busy to answer in time
+            raise EngineUnavailable.wrapping("neo4j", exc) from exc
+        raise
 
 
 class UserQueryError(Exception):
@@ -147,10 +152,19 @@ def user_query_errors() -> Iterator[None]:
 
 
 class GraphStore:
-    def __init__(self, driver: neo4j.Driver, queries: CypherQueries, database: str = "neo4j") -> None:
+    def __init__(
+        self,
+        driver: neo4j.Driver,
+        queries: CypherQueries,
+        database: str = "neo4j",
+        query_timeout_s: float | None = None,
+    ) -> None:
         self.driver = driver
         self.queries = queries
         self.database = database
+        # Neo4j stops a read or write transaction that runs longer (HIPPOGRAPH_NEO4J_QUERY_TIMEOUT);
+        # `neo4j_unavailable` turns that into EngineUnavailable (503, a Celery retry).
+        self.query_timeout_s = query_timeout_s
 
     @classmethod
     def connect(cls, settings: Settings, queries: CypherQueries | None = None) -> GraphStore:
@@ -167,14 +181,14 @@ class GraphStore:
             # would be logged as warnings for every query; they are not actionable at run time.
             notifications_min_severity=neo4j.NotificationMinimumSeverity.OFF,
         )
-        return cls(driver, queries or CypherQueries.load(), settings.neo4j_database)
+        return cls(driver, queries or CypherQueries.load(), settings.neo4j_database, settings.neo4j_query_timeout_s)
 
     @neo4j_unavailable()
     def read(self, name: str, timeout_s: float | None = None, **params: Any) -> list[dict[str, Any]]:
         """A read in an auto-commit transaction: one round trip (a managed one also sends BEGIN and
         COMMIT, ~1.4 ms more per recall query, measured). Reads are idempotent, so a dropped
         connection gets one more try."""
-        query = neo4j.Query(self.queries[name], timeout=timeout_s)  # type: ignore[arg-type]
+        query = neo4j.Query(self.queries[name], timeout=timeout_s or self.query_timeout_s)  # type: ignore[arg-type]
         try:
             return self._auto_commit_read(query, params)
         except _RECONNECT_ERRORS:
@@ -187,7 +201,7 @@ class GraphStore:
     @neo4j_unavailable()
     def write(self, name: str, **params: Any) -> list[dict[str, Any]]:
         result = self.driver.execute_query(
-            self.queries[name],  # type: ignore[arg-type]
+            neo4j.Query(self.queries[name], timeout=self.query_timeout_s),  # type: ignore[arg-type]
             params,
             routing_=neo4j.RoutingControl.WRITE,
             database_=self.database,
@@ -195,14 +209,17 @@ class GraphStore:
         return _rows(result)
 
     @neo4j_unavailable()
-    def write_transaction(self, work: Callable[[GraphTx], T]) -> T:
-        """Run `work` in one write transaction, retried as a whole on transient errors."""
+    def write_transaction(self, work: Callable[[GraphTx], T], timeout_s: float | None = None) -> T:
+        """Run `work` in one write transaction, retried as a whole on transient errors; `timeout_s`
+        instead of the store's (0: none)."""
+        timed = neo4j.unit_of_work(timeout=self.query_timeout_s if timeout_s is None else timeout_s)
         with self.driver.session(database=self.database) as session:
-            return session.execute_write(lambda tx: work(GraphTx(tx, self.queries)))
+            return session.execute_write(timed(lambda tx: work(GraphTx(tx, self.queries))))
 
     @neo4j_unavailable()
     def run_batched(self, name: str, **params: Any) -> list[dict[str, Any]]:
-        """For queries with `CALL { … } IN TRANSACTIONS`, which need an auto-commit transaction."""
+        """For queries with `CALL { … } IN TRANSACTIONS`, which need an auto-commit transaction. No
+        timeout: each inner transaction is small, the whole (erasing a 1M-node namespace) takes minutes."""
         with self.driver.session(database=self.database) as session:
             return _rows(session.run(self.queries[name], params))  # type: ignore[arg-type]
 
