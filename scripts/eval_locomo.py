@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Retrieval quality of the recall API on LoCoMo conversations, next to BM25 and dense baselines.
 
-For each LoCoMo sample: a fresh namespace (`eval-locomo-<sample_id>`), every session's turns posted
+For each LoCoMo sample: a fresh namespace (`eval-locomo-<sample_id>`; `--namespace-prefix` replaces
+`eval`), every session's turns posted
 through the write API with `wait` (session_id `session_<n>`, turn_id = the `dia_id`, the speaker,
 the session's date as timestamp, turns 5 s apart in order, UTC; a shared image's caption is appended
 to its turn as "[shared an image: <caption>]"). Then each question is asked:
@@ -228,7 +229,7 @@ def evaluate(
     dropped_evidence = 0
     skipped_adversarial = 0
     for number, sample in enumerate(samples, start=1):
-        namespace = f"eval-locomo-{sample.sample_id}"[:64]
+        namespace = f"{args.namespace_prefix}-locomo-{sample.sample_id}"[:64]
         fresh_namespace(client, namespace)
         seconds = ingest(client, namespace, sample.sessions, args.batch)
         ingest_s += seconds

@@ -2,7 +2,8 @@
 """Retrieval quality of the recall API on LongMemEval (the 60-question development subset), next to
 BM25 and dense baselines, with LongMemEval's own retrieval protocol.
 
-Per question: a fresh namespace (`eval-lme-<question_id>`), every haystack session posted through the
+Per question: a fresh namespace (`eval-lme-<question_id>`; `--namespace-prefix` replaces `eval`),
+every haystack session posted through the
 write API with `wait`, in date order (session_id = its haystack session id, turn_id
 `<session_id>:<j>` with j the turn's position in the session, speaker = the role, timestamp = the
 session's date + 5 s per position, UTC); then
@@ -157,7 +158,7 @@ def evaluate(
     turns_ingested = 0
     for number, path in enumerate(paths, start=1):
         q = load_question(path, args.user_only)
-        namespace = f"eval-lme-{q.question_id}"[:64]
+        namespace = f"{args.namespace_prefix}-lme-{q.question_id}"[:64]
         fresh_namespace(client, namespace)
         turns = q.turns
         seconds = ingest(client, namespace, q.sessions, args.batch)

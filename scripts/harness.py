@@ -60,6 +60,8 @@ def add_recall_arguments(parser: argparse.ArgumentParser) -> None:
     names = "; ".join(f"{name}: {what}" for name, what in ABLATIONS.items())
     parser.add_argument("--ablate", action="append", default=[], choices=sorted(ABLATIONS), metavar="NAME",
                         help=f"switch one recall mechanism off (repeatable): {names}")  # fmt: skip
+    parser.add_argument("--namespace-prefix", default="eval",  # fmt: skip
+                        help="namespaces are <prefix>-<dataset>-<id>: concurrent runs on one Neo4j need their own")
     parser.add_argument("--use-turns", type=int, default=0, metavar="N",
                         help="a simulated period of use before the questions: up to N of the namespace's turns, "
                         "evenly spread, each asked as a recall query (top 10), then the activity flush "
