@@ -160,7 +160,7 @@ RETURN rows, expanded, size(level0) AS seeds
 // was ~25 us (one record instead of 50: ~1.3 ms less CPU per recall, measured).
     id: n.id, type: [label IN labels(n) WHERE label <> 'Memory'][0],
     node: n {.label, .summary, .confidence, .source, .agent_id, .private, .source_turn_ids, .superseded_by, .withdrawn,
-             .session_id, .subject_key, .slot, .value_key},
+             .session_id, .subject_key, .slot, .value_key, .speaker},
     times: {timestamp: toString(n.timestamp), event_time: toString(n.event_time), event_end: toString(n.event_end),
             valid_from: toString(n.valid_from), valid_to: toString(n.valid_to), started_at: toString(n.started_at),
             ended_at: toString(n.ended_at), created_at: toString(n.created_at)}

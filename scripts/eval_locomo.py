@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Retrieval quality of the recall API on LoCoMo conversations, next to BM25 and dense baselines.
 
-For each LoCoMo sample: a fresh namespace (`eval-locomo-<sample_id>`), every session's turns posted
+For each LoCoMo sample: a fresh namespace (`eval-locomo-<sample_id>`; `--namespace-prefix` replaces
+`eval`), every session's turns posted
 through the write API with `wait` (session_id `session_<n>`, turn_id = the `dia_id`, the speaker,
 the session's date as timestamp, turns 5 s apart in order, UTC; a shared image's caption is appended
 to its turn as "[shared an image: <caption>]"). Then each question is asked:
@@ -50,6 +51,7 @@ sys.path.insert(0, str(REPO))
 import httpx  # noqa: E402
 
 from app.embedding import Embedder  # noqa: E402
+from app.evaluation.ablation import ablate  # noqa: E402
 from app.evaluation.baselines import BM25, DenseIndex, Doc  # noqa: E402
 from app.evaluation.compare import compact_card  # noqa: E402
 from app.evaluation.datasets import Sample, batches, load_samples  # noqa: E402
@@ -66,7 +68,15 @@ from app.evaluation.metrics import (  # noqa: E402
     score_question,
 )
 from app.runtime import Runtime  # noqa: E402
-from scripts.harness import add_engine_arguments, fresh_namespace, git_commit, local_engines, served_api  # noqa: E402
+from scripts.harness import (  # noqa: E402
+    add_engine_arguments,
+    add_recall_arguments,
+    fresh_namespace,
+    git_commit,
+    local_engines,
+    served_api,
+    simulate_use,
+)
 
 NEO4J_PORT = 17693
 REDIS_PORT = 16393
@@ -181,6 +191,7 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=200, help="turns per write request (whole sessions, <= 1000)")
     parser.add_argument("--json-out", type=Path, help="write every figure (and per-question scores) here as JSON")
     add_engine_arguments(parser)
+    add_recall_arguments(parser)
     args = parser.parse_args()
     if not max(KS) <= args.top_k <= 100:
         parser.error(f"--top-k must be between {max(KS)} and 100")
@@ -192,9 +203,10 @@ def main() -> None:
     with local_engines("eval-locomo", NEO4J_PORT, REDIS_PORT, args) as settings:
         embedder = Embedder.from_settings(settings)
         runtime = Runtime.open(settings, host_jobs=True, embedder=embedder)
+        ablate(runtime, args.ablate)
         try:
             with served_api(runtime) as client:
-                report = evaluate(client, embedder, samples, args)
+                report = evaluate(client, runtime, embedder, samples, args)
         finally:
             runtime.close()
     print_report(report)
@@ -203,7 +215,9 @@ def main() -> None:
         print(f"\nfigures written to {args.json_out}", flush=True)
 
 
-def evaluate(client: httpx.Client, embedder: Embedder, samples: Sequence[Sample], args: argparse.Namespace) -> dict:
+def evaluate(
+    client: httpx.Client, runtime: Runtime, embedder: Embedder, samples: Sequence[Sample], args: argparse.Namespace
+) -> dict:
     started = time.perf_counter()
     rows: dict[str, list[tuple[str, dict[str, float | None]]]] = {system: [] for system in SYSTEMS}
     questions: list[dict[str, Any]] = []
@@ -215,7 +229,7 @@ def evaluate(client: httpx.Client, embedder: Embedder, samples: Sequence[Sample]
     dropped_evidence = 0
     skipped_adversarial = 0
     for number, sample in enumerate(samples, start=1):
-        namespace = f"eval-locomo-{sample.sample_id}"[:64]
+        namespace = f"{args.namespace_prefix}-locomo-{sample.sample_id}"[:64]
         fresh_namespace(client, namespace)
         seconds = ingest(client, namespace, sample.sessions, args.batch)
         ingest_s += seconds
@@ -227,6 +241,9 @@ def evaluate(client: httpx.Client, embedder: Embedder, samples: Sequence[Sample]
         bm25 = BM25(docs)
         dense = DenseIndex(embedder, docs)
         now = sample.last_date + timedelta(days=1)
+        used = simulate_use(client, runtime, namespace, [doc.text for doc in docs], now, args.use_turns)
+        if used:
+            print(f"    simulated use: {used} recalls, then the activity flush", flush=True)
         asked = [(position, qa) for position, qa in enumerate(sample.qa, start=1)
                  if str(qa.get("category")) != ADVERSARIAL]  # fmt: skip
         skipped_adversarial += len(sample.qa) - len(asked)
@@ -269,6 +286,8 @@ def evaluate(client: httpx.Client, embedder: Embedder, samples: Sequence[Sample]
         "ingest_seconds": ingest_s,
         "seconds": time.perf_counter() - started,
         "top_k": args.top_k,
+        "ablations": args.ablate,
+        "use_turns": args.use_turns,
         "evidence_ids_not_in_conversation": dropped_evidence,
         "adversarial_questions_not_asked": skipped_adversarial,
         "columns": COLUMNS,

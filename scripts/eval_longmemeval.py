@@ -2,7 +2,8 @@
 """Retrieval quality of the recall API on LongMemEval (the 60-question development subset), next to
 BM25 and dense baselines, with LongMemEval's own retrieval protocol.
 
-Per question: a fresh namespace (`eval-lme-<question_id>`), every haystack session posted through the
+Per question: a fresh namespace (`eval-lme-<question_id>`; `--namespace-prefix` replaces `eval`),
+every haystack session posted through the
 write API with `wait`, in date order (session_id = its haystack session id, turn_id
 `<session_id>:<j>` with j the turn's position in the session, speaker = the role, timestamp = the
 session's date + 5 s per position, UTC); then
@@ -48,6 +49,7 @@ sys.path.insert(0, str(REPO))
 import httpx  # noqa: E402
 
 from app.embedding import Embedder  # noqa: E402
+from app.evaluation.ablation import ablate  # noqa: E402
 from app.evaluation.baselines import BM25, DenseIndex, Doc  # noqa: E402
 from app.evaluation.compare import compact_card  # noqa: E402
 from app.evaluation.datasets import load_question  # noqa: E402
@@ -63,7 +65,15 @@ from app.evaluation.metrics import (  # noqa: E402
 )
 from app.runtime import Runtime  # noqa: E402
 from scripts.eval_locomo import SYSTEMS, CardStats, ingest, latency_summary, print_tables, recall  # noqa: E402
-from scripts.harness import add_engine_arguments, fresh_namespace, git_commit, local_engines, served_api  # noqa: E402
+from scripts.harness import (  # noqa: E402
+    add_engine_arguments,
+    add_recall_arguments,
+    fresh_namespace,
+    git_commit,
+    local_engines,
+    served_api,
+    simulate_use,
+)
 
 NEO4J_PORT = 17694
 REDIS_PORT = 16394
@@ -111,6 +121,7 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=200, help="turns per write request (whole sessions, <= 1000)")
     parser.add_argument("--json-out", type=Path, help="write every figure (and per-question scores) here as JSON")
     add_engine_arguments(parser)
+    add_recall_arguments(parser)
     args = parser.parse_args()
     if not max(KS) <= args.top_k <= 100:
         parser.error(f"--top-k must be between {max(KS)} and 100")
@@ -122,9 +133,10 @@ def main() -> None:
     with local_engines("eval-longmemeval", NEO4J_PORT, REDIS_PORT, args) as settings:
         embedder = Embedder.from_settings(settings)
         runtime = Runtime.open(settings, host_jobs=True, embedder=embedder)
+        ablate(runtime, args.ablate)
         try:
             with served_api(runtime) as client:
-                report = evaluate(client, embedder, paths, args)
+                report = evaluate(client, runtime, embedder, paths, args)
         finally:
             runtime.close()
     print_report(report)
@@ -133,7 +145,9 @@ def main() -> None:
         print(f"\nfigures written to {args.json_out}", flush=True)
 
 
-def evaluate(client: httpx.Client, embedder: Embedder, paths: Sequence[Path], args: argparse.Namespace) -> dict:
+def evaluate(
+    client: httpx.Client, runtime: Runtime, embedder: Embedder, paths: Sequence[Path], args: argparse.Namespace
+) -> dict:
     started = time.perf_counter()
     rows: dict[str, list[tuple[str, dict[str, float | None]]]] = {system: [] for system in SYSTEMS}
     questions: list[dict[str, Any]] = []
@@ -144,7 +158,7 @@ def evaluate(client: httpx.Client, embedder: Embedder, paths: Sequence[Path], ar
     turns_ingested = 0
     for number, path in enumerate(paths, start=1):
         q = load_question(path, args.user_only)
-        namespace = f"eval-lme-{q.question_id}"[:64]
+        namespace = f"{args.namespace_prefix}-lme-{q.question_id}"[:64]
         fresh_namespace(client, namespace)
         turns = q.turns
         seconds = ingest(client, namespace, q.sessions, args.batch)
@@ -152,6 +166,7 @@ def evaluate(client: httpx.Client, embedder: Embedder, paths: Sequence[Path], ar
         turns_ingested += len(turns)
         print(f"[{number}/{len(paths)}] {q.question_id} ({q.question_type}): {len(turns)} turns in {len(q.sessions)} "
               f"sessions ingested in {seconds:.1f} s ({len(turns) / seconds:.0f} turns/s)", flush=True)  # fmt: skip
+        simulate_use(client, runtime, namespace, [t["text"] for t in turns], q.now, args.use_turns)
         answer = recall(client, namespace, q.question, q.now, args.top_k)
         items = answer.items
         took_ms.append(answer.took_ms)
@@ -187,6 +202,8 @@ def evaluate(client: httpx.Client, embedder: Embedder, paths: Sequence[Path], ar
         "git_commit": git_commit(),
         "user_only": args.user_only,
         "top_k": args.top_k,
+        "ablations": args.ablate,
+        "use_turns": args.use_turns,
         "question_ids": [q["question_id"] for q in questions],
         "turns_ingested": turns_ingested,
         "ingest_seconds": ingest_s,

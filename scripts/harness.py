@@ -18,8 +18,9 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -31,6 +32,7 @@ import uvicorn  # noqa: E402
 
 from app.api.main import create_app  # noqa: E402
 from app.auth.bootstrap import bootstrap_admin_key  # noqa: E402
+from app.evaluation.ablation import ABLATIONS  # noqa: E402
 from app.runtime import Runtime  # noqa: E402
 from app.settings import Settings  # noqa: E402
 
@@ -51,6 +53,37 @@ def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--heap", default="2g", help="Neo4j heap when the script starts it")
     parser.add_argument("--pagecache", default="1g", help="Neo4j page cache when the script starts it")
     parser.add_argument("--keep", action="store_true", help="leave the engines the script started running")
+
+
+def add_recall_arguments(parser: argparse.ArgumentParser) -> None:
+    """The eval scripts' switches for controlled measurements (docs/benchmarks.md, "Ablations")."""
+    names = "; ".join(f"{name}: {what}" for name, what in ABLATIONS.items())
+    parser.add_argument("--ablate", action="append", default=[], choices=sorted(ABLATIONS), metavar="NAME",
+                        help=f"switch one recall mechanism off (repeatable): {names}")  # fmt: skip
+    parser.add_argument("--namespace-prefix", default="eval",  # fmt: skip
+                        help="namespaces are <prefix>-<dataset>-<id>: concurrent runs on one Neo4j need their own")
+    parser.add_argument("--use-turns", type=int, default=0, metavar="N",
+                        help="a simulated period of use before the questions: up to N of the namespace's turns, "
+                        "evenly spread, each asked as a recall query (top 10), then the activity flush "
+                        "(accesses and Hebbian co-activations) applied")  # fmt: skip
+
+
+def simulate_use(client: httpx.Client, runtime: Runtime, namespace: str, texts: Sequence[str], now: datetime,
+                 limit: int) -> int:  # fmt: skip
+    """Recall with up to `limit` of `texts` (evenly spread) as queries, as agents do while they work,
+    then apply what the flush job applies (accesses, co-activations -> ASSOCIATION edges) at once.
+    Returns the number of recalls."""
+    if limit <= 0 or not texts:
+        return 0
+    step = max(1, len(texts) // limit)
+    queries = [text for text in texts[::step] if text.strip()][:limit]
+    for query in queries:
+        response = client.post(f"/v1/namespaces/{namespace}/recall",
+                               json={"query": query[:2000], "top_k": 10, "now": now.isoformat()})  # fmt: skip
+        response.raise_for_status()
+    runtime.accesses.flush(namespace, now)
+    runtime.learning.flush(namespace, now)
+    return len(queries)
 
 
 @contextmanager

@@ -19,6 +19,7 @@ from app.recall.fusion import (
     within_budget,
 )
 from app.recall.query import SlotVocabulary, lucene_query, parse_query
+from app.recall.service import subject_key_of
 
 NOW = datetime(2024, 6, 1, tzinfo=UTC)
 W = FusionWeights()
@@ -171,3 +172,20 @@ def test_a_namespace_term_is_one_lower_case_token_per_name() -> None:
     assert namespace_term("the") == "ns746865" != namespace_term("The")  # names differing in case stay apart
     longest = namespace_term("x" * 64)
     assert len(longest) == 130 and longest.isalnum() and longest == longest.lower()
+
+
+def test_a_memory_about_someone_the_query_names_scores_twice() -> None:
+    said = {"speaker": "Melanie", "session_id": "s1", "source_turn_ids": ["1"]}
+    about = Candidate("dialogue:a", "Dialogue", said, text=0.5, named_subject=True)
+    other = Candidate("dialogue:b", "Dialogue", said | {"speaker": "Caroline"}, text=0.5)
+    named, explain = score_candidate(about, "local", NOW, W)
+    plain, plain_explain = score_candidate(other, "local", NOW, W)
+    assert named == pytest.approx(plain * (1 + W.named_subject)) and W.named_subject == 1.0
+    assert explain["named_subject"] == 2.0 and plain_explain["named_subject"] == 1.0
+    assert score_candidate(about, "local", NOW, FusionWeights(named_subject=0.0))[0] == pytest.approx(plain)
+
+
+def test_whom_a_memory_is_about_is_its_subject_else_its_speaker() -> None:
+    assert subject_key_of({"subject_key": "alice", "speaker": "Bob"}) == "alice"
+    assert subject_key_of({"speaker": "  Melanie "}) == "melanie"
+    assert subject_key_of({"label": "a concept"}) is None

@@ -62,6 +62,12 @@ class FusionWeights:
     # Measured on cached candidates of both development sets: every value up to 0.3 gave the same
     # gain (LongMemEval R@10 0.820 -> 0.842, LoCoMo R@5 0.517 -> 0.531-0.535), 0.5 about half of it.
     repeated_evidence: float = 0.25
+    # Score factor 1 + this for a memory whose subject (a fact's or event's) or speaker (a turn's) the
+    # query names: "What did Melanie paint?" is answered by what Melanie said, not by the turns of
+    # others that address her by name.
+    named_subject: float = 1.0
+    # Node types never shown as cards (empty in the product; the ablations of app/evaluation/ablation.py).
+    hidden_types: frozenset[str] = frozenset()
 
 
 # Recency half-lives in days by node type (types without one have no recency: people, concepts).
@@ -128,6 +134,8 @@ class Candidate:
     spread: float = 0.0
     seeds_reaching: int = 0
     in_focus: bool = False
+    # The memory is about someone the query names: its subject, or the speaker of its turn.
+    named_subject: bool = False
 
 
 @dataclass
@@ -254,7 +262,8 @@ def score_candidate(
     prior = TYPE_PRIORS[mode].get(candidate.type, 0.8)
     confidence = _confidence(node)
     track_weight = TRACK_CONFIDENCE.get(track, 0.8) * (0.5 + 0.5 * confidence)
-    score = (relevance + activation + graph + fresh) * prior * track_weight
+    named = 1.0 + weights.named_subject if candidate.named_subject else 1.0
+    score = (relevance + activation + graph + fresh) * named * prior * track_weight
     explain = {
         "full_text": candidate.text,
         "vector": candidate.vector,
@@ -265,6 +274,7 @@ def score_candidate(
         "recency": fresh,
         "type_prior": prior,
         "track_confidence": track_weight,
+        "named_subject": named,
     }
     return score, explain
 
@@ -336,6 +346,8 @@ def rank(
     sessions: dict[str, str] = {}
     for found_candidate in found:
         node_type, node = found_candidate.type, found_candidate.node
+        if node_type in weights.hidden_types:
+            continue
         if not visible(node_type, node, include_history=include_history, as_of=as_of, window=window):
             continue
         # Ranks among all that path's hits, hidden ones included; copied, so the input is unchanged.

@@ -18,6 +18,7 @@ from app.domain.keys import EVERYTHING, Viewer
 from app.domain.model import NodeType, Source
 from app.domain.turns import Turn, dialogue_id
 from app.embedding import Embedder
+from app.extract.facts import normalize_name
 from app.memory.access import AccessLog
 from app.memory.hot_window import HotWindow
 from app.memory.learning import HebbianLearning
@@ -157,7 +158,7 @@ class Recall:
         cold, cold_ms = cold_future.result()
 
         fusion_start = time.perf_counter()
-        candidates = self._candidates(hot, cold, pending_turns, focus_session, request.agent_id)
+        candidates = self._candidates(hot, cold, pending_turns, focus_session, request.agent_id, parsed.entity_keys)
         ranked = rank(
             [candidate for candidate in candidates.values() if request.admits(candidate.node)],
             mode=request.mode,
@@ -286,6 +287,7 @@ class Recall:
         pending_turns: dict[str, tuple[dict[str, Any], float]],
         focus_session: str | None,
         agent_id: str | None,
+        named: Sequence[str],
     ) -> dict[str, Candidate]:
         """Hot rows and cold cards (both carry the card fields) plus pending hot-window turns."""
         cold_scores, cold_cards = cold
@@ -305,12 +307,14 @@ class Recall:
         for node_id, score in cold_scores.items():
             if node_id in candidates:
                 candidates[node_id].vector = score
+        named_keys = set(named)
         for candidate in candidates.values():
             node = candidate.node
             candidate.in_focus = bool(
                 (focus_session is not None and node.get("session_id") == focus_session)
                 or (agent_id is not None and node.get("agent_id") == agent_id)
             )
+            candidate.named_subject = subject_key_of(node) in named_keys
         return candidates
 
     def _record(self, namespace: str, cards: list[Card]) -> None:
@@ -335,6 +339,14 @@ def fixed_lucene(namespace: str, terms: tuple[str, ...]) -> str:
         terms = terms[:-1]
         query = lucene_query(namespace, terms) or ""
     return query.ljust(LUCENE_CHARS)
+
+
+def subject_key_of(node: Mapping[str, Any]) -> str | None:
+    """Whom a memory is about: a fact's or event's subject, else the speaker of a turn."""
+    if node.get("subject_key"):
+        return str(node["subject_key"])
+    speaker = node.get("speaker")
+    return normalize_name(str(speaker)) if speaker else None
 
 
 def _turn_node(turn: Turn) -> dict[str, Any]:

@@ -1,0 +1,68 @@
+"""Ablations: one recall mechanism switched off in a running `Runtime`, for the controlled
+measurements of docs/benchmarks.md ("Ablations"). The eval scripts take `--ablate NAME`
+(repeatable); every switch sets a setting the product already has to zero, so an ablated run
+executes the same code paths as production with one mechanism off."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from app.domain.model import NodeType
+from app.memory.semantic import SemanticLinking
+from app.recall.fusion import FusionWeights
+from app.recall.service import SpreadingSettings
+
+if TYPE_CHECKING:
+    from app.runtime import Runtime
+
+ABLATIONS: dict[str, str] = {
+    "activation": "spreading activation off: seeds only (max_depth 0)",
+    "hebbian": "no co-activation recorded, so no ASSOCIATION edges grow from use",
+    "semantic-edges": "no SEMANTIC edges written at ingest",
+    "hot-window": "no hot-window seeds (the Redis window is not searched)",
+    "fact-event-cards": "facts and events (Knowledge, Experience) never shown as cards",
+    "repeated-evidence": "the repeated-evidence factor off (1.0)",
+    "named-subject": "the named-subject factor off (1.0)",
+}
+
+
+@dataclass(frozen=True)
+class RecallConfig:
+    """The settings the ablations change."""
+
+    spreading: SpreadingSettings
+    weights: FusionWeights
+    linking: SemanticLinking
+
+
+def ablated(config: RecallConfig, names: Iterable[str]) -> RecallConfig:
+    """`config` with each named mechanism (a key of ABLATIONS) switched off."""
+    spreading, weights, linking = config.spreading, config.weights, config.linking
+    for name in names:
+        if name == "activation":
+            spreading = replace(spreading, max_depth=0)
+        elif name == "hebbian":
+            spreading = replace(spreading, co_activate_top=0)
+        elif name == "semantic-edges":
+            linking = replace(linking, max_neighbours=0)
+        elif name == "hot-window":
+            spreading = replace(spreading, hot_limit=0)
+        elif name == "fact-event-cards":
+            hidden = weights.hidden_types | {NodeType.KNOWLEDGE.value, NodeType.EXPERIENCE.value}
+            weights = replace(weights, hidden_types=frozenset(hidden))
+        elif name == "repeated-evidence":
+            weights = replace(weights, repeated_evidence=1.0)
+        elif name == "named-subject":
+            weights = replace(weights, named_subject=0.0)
+        else:
+            raise ValueError(f"unknown ablation {name!r}; known: {', '.join(ABLATIONS)}")
+    return RecallConfig(spreading, weights, linking)
+
+
+def ablate(runtime: Runtime, names: Iterable[str]) -> None:
+    """Apply `ablated` to a runtime, before any turn is written or recalled."""
+    config = ablated(RecallConfig(runtime.recall.spreading, runtime.recall.weights, runtime.semantic.linking), names)
+    runtime.recall.spreading, runtime.recall.weights = config.spreading, config.weights
+    runtime.semantic.linking = config.linking

@@ -1,0 +1,42 @@
+"""The ablation switches of the eval scripts (app/evaluation/ablation.py): each turns exactly one
+mechanism off and leaves the rest as in the product."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.evaluation.ablation import ABLATIONS, RecallConfig, ablated
+from app.memory.semantic import SemanticLinking
+from app.recall.fusion import FusionWeights
+from app.recall.service import SpreadingSettings
+
+PRODUCT = RecallConfig(SpreadingSettings(), FusionWeights(), SemanticLinking())
+
+
+@pytest.mark.parametrize(
+    ("name", "changed"),
+    [
+        ("activation", ("spreading", "max_depth", 0)),
+        ("hebbian", ("spreading", "co_activate_top", 0)),
+        ("semantic-edges", ("linking", "max_neighbours", 0)),
+        ("hot-window", ("spreading", "hot_limit", 0)),
+        ("fact-event-cards", ("weights", "hidden_types", frozenset({"Knowledge", "Experience"}))),
+        ("repeated-evidence", ("weights", "repeated_evidence", 1.0)),
+        ("named-subject", ("weights", "named_subject", 0.0)),
+    ],
+)
+def test_each_ablation_changes_one_setting(name: str, changed: tuple[str, str, object]) -> None:
+    part, field, value = changed
+    config = ablated(PRODUCT, [name])
+    assert getattr(getattr(config, part), field) == value != getattr(getattr(PRODUCT, part), field)
+    for other in ("spreading", "weights", "linking"):
+        if other != part:
+            assert getattr(config, other) == getattr(PRODUCT, other)
+
+
+def test_every_documented_ablation_is_known_and_an_unknown_one_is_refused() -> None:
+    assert ablated(PRODUCT, []) == PRODUCT
+    combined = ablated(PRODUCT, list(ABLATIONS))
+    assert combined.spreading.max_depth == 0 and combined.weights.named_subject == 0.0
+    with pytest.raises(ValueError, match="unknown ablation 'graph'"):
+        ablated(PRODUCT, ["graph"])
