@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.routing import APIRoute
 
-from app.api import analytics, health, keys, memories, metrics, recall, tools, turns
+from app.api import analytics, dead_letters, health, keys, memories, metrics, recall, tools, turns
 from app.api.access import declare_bearer_scheme, document_access
 from app.api.auth import BearerAuthentication
 from app.api.errors import install_error_handlers
@@ -56,6 +56,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
         metrics.router,
         memories.router,
         turns.router,
+        dead_letters.router,
         recall.router,
         keys.router,
         analytics.router,
