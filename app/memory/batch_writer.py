@@ -27,12 +27,14 @@ from app.memory.hot_window import HotWindow, decode_turn
 from app.memory.ingest import Ingestor, IngestReport, SequencedTurn
 
 # Errors worth retrying the batch for: an engine that is down (the stores raise EngineUnavailable,
-# as the API answers 503), and transient Neo4j errors (deadlocks) and driver errors raised outside
-# the stores. The write is idempotent, so a retry after a partial run is safe.
+# as the API answers 503), transient Neo4j errors (deadlocks) and driver errors raised outside the
+# stores, and credentials Neo4j refuses (an operator's fix, not the turns' fault). The write is
+# idempotent, so a retry after a partial run is safe.
 OUTAGE_ERRORS: tuple[type[BaseException], ...] = (
     EngineUnavailable,
     neo4j.exceptions.ServiceUnavailable,
     neo4j.exceptions.TransientError,
+    neo4j.exceptions.AuthError,
     redis.exceptions.ConnectionError,
 )
 # Tries of a turn written on its own: more than one, as a failure can be a race with a concurrent
