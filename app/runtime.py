@@ -15,6 +15,9 @@ from app.analytics.catalog import AnalyticsCatalog
 from app.analytics.service import CypherSurface
 from app.auth.bootstrap import bootstrap_admin_key
 from app.auth.keys import ApiKeys
+from app.context.builder import ContextBuilder
+from app.context.runs import Runs
+from app.context.tokens import TokenCounter
 from app.domain.importance import ImportanceRules
 from app.embedding import Embedder
 from app.errors import EngineUnavailable
@@ -32,6 +35,8 @@ from app.memory.migrations import migrate
 from app.memory.namespaces import Namespaces
 from app.memory.nodes import MemoryNodes
 from app.memory.semantic import SemanticIndexer, SemanticLinking
+from app.memory.suspension import Suspensions
+from app.memory.tasks import Tasks
 from app.memory.transfer import Transfer
 from app.observability.metrics import Metrics
 from app.readiness import EngineStatus, probe_engines
@@ -42,6 +47,8 @@ from app.settings import Settings
 from app.stores.batches import BatchRecords
 from app.stores.graph import GraphStore
 from app.stores.hot import connect_redis
+from app.stores.runs import RunRecords
+from app.stores.suspension_files import SuspensionFiles
 from app.stores.vectors import VectorStore, open_vector_store
 
 if TYPE_CHECKING:
@@ -80,12 +87,17 @@ class Runtime:
             self.importance_rules,
             recent_window_minutes=self.settings.recent_window_minutes,
         )
+        self.tasks = Tasks(self.graph, self.nodes)
+        self.suspensions = Suspensions(
+            self.graph, self.tasks, SuspensionFiles(self.settings.suspension_dir), self.settings.suspension_max_nodes
+        )
         self.forgetting = Forgetting(self.graph, self.vectors, self.namespaces)
         self.learning = HebbianLearning(self.graph, self.redis)
         self.accesses = AccessLog(self.graph, self.redis)
         self.transfer = Transfer(self.graph, self.semantic, self.namespaces)
         self.hot_window = HotWindow(self.redis)
         self.batches = Batches(BatchRecords(self.redis, self.settings.batch_ttl_s))
+        self.runs = Runs.from_settings(RunRecords(self.redis, self.settings.breaker_run_ttl_s), self.settings)
         self.ingestor = Ingestor(self.graph, self.semantic, self.importance_rules, InferenceRules.load())
         self.dead_letters = DeadLetters(self.redis, self.hot_window)
         self.batch_writer = BatchWriter(self.ingestor, self.hot_window, self.dead_letters)
@@ -99,6 +111,8 @@ class Runtime:
             observer=self.metrics,
         )
         self.neighbourhood = Neighbourhood(self.graph)
+        self.tokens = TokenCounter(self.embedder.encoder.exported.tokenizer_path, self.settings.embedding_model)
+        self.context = ContextBuilder(self.recall, self.graph, self.neighbourhood, self.runs, self.tokens)
         self.listing = MemoryListing(self.graph)
         self.cypher_surface = CypherSurface(
             self.graph, AnalyticsCatalog.load(), self.settings.cypher_timeout_s, self.settings.cypher_default_rows

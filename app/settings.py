@@ -105,6 +105,27 @@ class Settings(BaseSettings):
     cypher_timeout_s: float = Field(5.0, alias="HIPPOGRAPH_CYPHER_TIMEOUT", gt=0, le=600)
     cypher_default_rows: int = Field(1_000, alias="HIPPOGRAPH_CYPHER_ROWS", ge=1, le=10_000)
 
+    # The circuit breaker (app/context/signals.py defines each signal; docs/architecture.md).
+    breaker_call_window: int = Field(20, alias="HIPPOGRAPH_BREAKER_CALL_WINDOW", ge=10, le=200)
+    breaker_repeat_calls: int = Field(3, alias="HIPPOGRAPH_BREAKER_REPEAT_CALLS", ge=2, le=20)
+    breaker_pattern_min: int = Field(3, alias="HIPPOGRAPH_BREAKER_PATTERN_MIN", ge=2, le=10)
+    breaker_pattern_max: int = Field(5, alias="HIPPOGRAPH_BREAKER_PATTERN_MAX", ge=2, le=10)
+    breaker_pattern_repeats: int = Field(2, alias="HIPPOGRAPH_BREAKER_PATTERN_REPEATS", ge=2, le=10)
+    breaker_info_window: int = Field(3, alias="HIPPOGRAPH_BREAKER_INFO_WINDOW", ge=1, le=20)
+    breaker_info_gain_steps: int = Field(2, alias="HIPPOGRAPH_BREAKER_INFO_GAIN_STEPS", ge=1, le=20)
+    breaker_min_info_gain: float = Field(0.05, alias="HIPPOGRAPH_BREAKER_MIN_INFO_GAIN", ge=0)
+    breaker_pressure: float = Field(0.85, alias="HIPPOGRAPH_BREAKER_PRESSURE", gt=0, le=1)
+    breaker_max_elapsed_s: float = Field(3600.0, alias="HIPPOGRAPH_BREAKER_MAX_ELAPSED_SECONDS", gt=0)
+    breaker_no_progress_steps: int = Field(5, alias="HIPPOGRAPH_BREAKER_NO_PROGRESS_STEPS", ge=1, le=1000)
+    # Signalled steps in a row that go RED (2: the second YELLOW in a row stops the run).
+    breaker_yellow_steps: int = Field(2, alias="HIPPOGRAPH_BREAKER_YELLOW_STEPS", ge=1, le=100)
+    # Seconds a run's state is kept after its last step (or resume).
+    breaker_run_ttl_s: int = Field(7 * 24 * 3600, alias="HIPPOGRAPH_BREAKER_RUN_TTL", ge=60)
+
+    # A suspended task tree saves the activation state of at most this many nodes: its tasks, their
+    # related memories, then those memories' neighbours, most activated first (app/memory/suspension.py).
+    suspension_max_nodes: int = Field(500, alias="HIPPOGRAPH_SUSPENSION_MAX_NODES", ge=1, le=100_000)
+
     @property
     def embedded_vectors(self) -> bool:
         """No Qdrant server configured: this process owns the embedded vector engine."""
@@ -113,6 +134,11 @@ class Settings(BaseSettings):
     @property
     def vector_dir(self) -> Path:
         return self.qdrant_path or self.data_dir / "vectors"
+
+    @property
+    def suspension_dir(self) -> Path:
+        """Where suspended task trees are written (app/stores/suspension_files.py)."""
+        return self.data_dir / "suspensions"
 
     @property
     def model_cache_dir(self) -> Path:

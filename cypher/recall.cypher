@@ -190,6 +190,16 @@ WHERE v IS NULL OR NOT
 // include: visible
 RETURN collect(id) AS hidden
 
+// name: details
+// The full content of the given nodes the reader may see, and a task's status and the memories it
+// names (the context builder: full content where the budget allows; under context pressure, done
+// tasks lose their details and the next step's named memories are added).
+UNWIND $ids AS id
+MATCH (v:Memory {namespace: $namespace, id: id})
+WHERE
+// include: visible
+RETURN v.id AS id, v.content AS content, v.status AS status, v.related_ids AS related_ids
+
 // name: related
 // A node's neighbourhood up to $depth (<= 3) hops in both directions, nearest and strongest first.
 MATCH (s:Memory {namespace: $namespace, id: $id})

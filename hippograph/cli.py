@@ -1,5 +1,5 @@
 """The `hippograph` command: run the service (serve, worker, beat, mcp) and use it (keys, namespaces,
-ingest, recall, export/import, cypher) through `hippograph.client`.
+ingest, recall, context, runs, export/import, cypher, tasks) through `hippograph.client`.
 
 Connection: `--url` / HIPPOGRAPH_URL (default http://127.0.0.1:8000), `--key` / HIPPOGRAPH_API_KEY,
 `--namespace`/`-n` / HIPPOGRAPH_NAMESPACE. An error answer prints its message and exits 1.
@@ -21,6 +21,8 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
+from rich.tree import Tree
 
 from app.api.schemas import MAX_TURNS_PER_BATCH
 from hippograph.client import DEFAULT_URL, Hippograph
@@ -29,12 +31,22 @@ from hippograph.errors import HippographError, NotFound
 app = typer.Typer(help=__doc__, no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False)
 keys_app = typer.Typer(help="API keys: create (the secret is shown once), list, revoke.", no_args_is_help=True)
 namespaces_app = typer.Typer(help="Namespaces: list, create, show, delete.", no_args_is_help=True)
+runs_app = typer.Typer(
+    help="Agent runs watched by the circuit breaker: report a step, show a run, resume a stopped one.",
+    no_args_is_help=True,
+)
+tasks_app = typer.Typer(
+    help="Task trees: create, show, update, suspend (tree and activations to files), suspension, resume.",
+    no_args_is_help=True,
+)
 app.add_typer(keys_app, name="keys")
 app.add_typer(namespaces_app, name="namespaces")
 dead_letters_app = typer.Typer(
     help="Dead letters: turns the write tracks could not write (admin): list, replay, discard.", no_args_is_help=True
 )
 app.add_typer(dead_letters_app, name="dead-letters")
+app.add_typer(runs_app, name="runs")
+app.add_typer(tasks_app, name="tasks")
 
 out = Console()
 err = Console(stderr=True)
@@ -268,6 +280,125 @@ def dead_letters_discard(
     err.print(f"discarded {dead_letter_id}")
 
 
+# Tasks.
+
+
+
+def print_task(task: Any, as_json: bool) -> None:
+    """A task tree as JSON, or drawn: each task with its status, title and dependencies."""
+    data = dump(task)
+    if as_json:
+        print_json(data)
+        return
+
+    def label(node: dict[str, Any]) -> Text:  # Text: "[done]" is not markup
+        waits = ", ".join(f"{dep['id']} ({dep['status']})" for dep in node.get("depends_on") or [])
+        more = " …" if node.get("subtasks_truncated") else ""
+        line = f"[{node['status']}] {node['id']}  {node['title']}" + (f"  waits for {waits}" if waits else "")
+        return Text(line + more)
+
+    def grow(branch: Tree, node: dict[str, Any]) -> None:
+        for sub in node.get("subtasks") or []:
+            grow(branch.add(label(sub), highlight=False), sub)
+
+    root = Tree(label(data), highlight=False)
+    grow(root, data)
+    out.print(root)
+
+
+@tasks_app.command("create")
+def tasks_create(
+    title: str,
+    description: Annotated[str | None, typer.Option(help="more detail")] = None,
+    task_id: Annotated[str | None, typer.Option("--id", help="'task:<key>' (default: derived)")] = None,
+    parent: Annotated[str | None, typer.Option(help="the parent task's id")] = None,
+    depends_on: Annotated[list[str] | None, typer.Option("--depends-on", help="a task it waits for (repeat)")] = None,
+    related: Annotated[list[str] | None, typer.Option("--related", help="a memory it is about (repeat)")] = None,
+    status: Annotated[str | None, typer.Option(help="pending (default), running, blocked, done, failed")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
+) -> None:
+    """Create a task in --namespace."""
+    with client() as hg:
+        task = hg.create_task(title, namespace=namespace_of(), description=description, id=task_id, parent_id=parent,
+                              depends_on=depends_on, related_ids=related, status=status)  # fmt: skip
+    print_task(task, as_json)
+
+
+@tasks_app.command("show")
+def tasks_show(
+    task_id: str,
+    depth: Annotated[int | None, typer.Option(help="subtask levels (default: all, at most 10)")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
+) -> None:
+    """A task tree: the task, its subtasks, their dependencies and statuses."""
+    with client() as hg:
+        print_task(hg.get_task(task_id, depth=depth, namespace=namespace_of()), as_json)
+
+
+@tasks_app.command("update")
+def tasks_update(
+    task_id: str,
+    title: Annotated[str | None, typer.Option()] = None,
+    description: Annotated[str | None, typer.Option()] = None,
+    status: Annotated[str | None, typer.Option(help="pending, running, blocked, done, failed")] = None,
+    result: Annotated[str | None, typer.Option(help="what came of it")] = None,
+    parent: Annotated[str | None, typer.Option(help="move it under this task")] = None,
+    top_level: Annotated[bool, typer.Option("--top-level", help="move it out of its parent")] = False,
+    depends_on: Annotated[list[str] | None, typer.Option("--depends-on", help="a task it waits for (repeat; "
+                                                         "replaces the list)")] = None,  # fmt: skip
+    related: Annotated[list[str] | None, typer.Option("--related", help="a memory it is about (repeat; replaces "
+                                                      "the list)")] = None,  # fmt: skip
+    as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
+) -> None:
+    """Change a task (a status change must be a valid transition)."""
+    with client() as hg:
+        task = hg.update_task(task_id, namespace=namespace_of(), title=title, description=description, status=status,
+                              result=result, parent_id=parent, top_level=top_level, depends_on=depends_on,
+                              related_ids=related)  # fmt: skip
+    print_task(task, as_json)
+
+
+@tasks_app.command("suspend")
+def tasks_suspend(
+    task_id: str,
+    graphml: Annotated[Path | None, typer.Option("--graphml", help="also save the activations file here")] = None,
+) -> None:
+    """Suspend a task tree (its tree and activations are written to the server's data folder); prints
+    the suspension."""
+    with client() as hg:
+        print_json(dump(hg.suspend_task(task_id, namespace=namespace_of())))
+        if graphml is not None:
+            _save_graphml(hg, task_id, graphml)
+
+
+@tasks_app.command("suspension")
+def tasks_suspension(
+    task_id: str,
+    graphml: Annotated[Path | None, typer.Option("--graphml", help="also save the activations file here")] = None,
+) -> None:
+    """The task's last suspension (its tree as it was); --graphml downloads its activations."""
+    with client() as hg:
+        print_json(dump(hg.get_task_suspension(task_id, namespace=namespace_of())))
+        if graphml is not None:
+            _save_graphml(hg, task_id, graphml)
+
+
+def _save_graphml(hg: Hippograph, task_id: str, path: Path) -> None:
+    data = hg.download_task_suspension(task_id, namespace=namespace_of())
+    path.write_bytes(data)
+    err.print(f"wrote {len(data)} bytes to {path}")
+
+
+@tasks_app.command("resume")
+def tasks_resume(
+    task_id: str,
+    token_budget: Annotated[int | None, typer.Option(help="the memory cards returned fit this many tokens")] = None,
+) -> None:
+    """Resume a suspended task tree; prints what was restored and the context to continue with."""
+    with client() as hg:
+        print_json(dump(hg.resume_task(task_id, token_budget=token_budget, namespace=namespace_of())))
+
+
 # Using the memory.
 
 
@@ -300,6 +431,90 @@ def recall(
         shown.add_row(str(rank), f"{card.get('score', 0):.3f}", str(card.get("type", "")), summary,
                       cell(", ".join(turns), 40))  # fmt: skip
     out.print(shown)
+
+
+@app.command("context")
+def context_command(
+    goal: Annotated[str, typer.Argument(help="what the agent works towards")],
+    budget: Annotated[int, typer.Option("--budget", "-b", help="tokens at most")],
+    mode: Annotated[RecallMode, typer.Option(help="local or global")] = RecallMode.local,
+    run_id: Annotated[str | None, typer.Option(help="the agent's run (its context pressure)")] = None,
+    top_k: Annotated[int | None, typer.Option("--top-k", "-k", help="recall cards considered")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the whole answer as JSON")] = False,
+) -> None:
+    """The minimum sufficient context for GOAL within --budget tokens: prints the context (to put in a
+    prompt) and, on standard error, what it holds."""
+    with client() as hg:
+        answer = hg.build_context(budget, goal=goal, mode=mode.value, run_id=run_id, top_k=top_k,
+                                  namespace=namespace_of())  # fmt: skip
+    if as_json:
+        print_json(dump(answer))
+        return
+    print(answer.context)
+    switch = f"; pressure {answer.pressure:.0%}: switched to {answer.next_step}" if answer.switched else ""
+    summary = f"{len(answer.items)} memories, {answer.tokens}/{answer.token_budget} tokens ({answer.tokenizer})"
+    err.print(summary + switch, markup=False, highlight=False)
+    for dropped in answer.dropped:
+        err.print(f"dropped {dropped.id}: {dropped.reason}", markup=False, highlight=False)
+    for added in answer.added:
+        err.print(f"added {added} (spreading activation)", markup=False, highlight=False)
+
+
+# Exit status of `runs step` when the breaker stops the run (RED), so a shell loop can stop too.
+STOPPED_EXIT = 2
+
+
+@runs_app.command("step")
+def runs_step(
+    run_id: str,
+    tokens: Annotated[int, typer.Option(help="tokens in the agent's context now")],
+    window: Annotated[int, typer.Option(help="the agent's context window")],
+    name: Annotated[str | None, typer.Option(help="the call's name")] = None,
+    arguments: Annotated[str | None, typer.Option(help="the call's arguments, as a JSON object")] = None,
+    signature: Annotated[str | None, typer.Option(help="instead of --name/--arguments: the call's signature")] = None,
+    wrote_file: Annotated[bool, typer.Option("--wrote-file", help="the step wrote a file")] = False,
+    called_tool: Annotated[
+        bool | None, typer.Option("--called-tool/--no-called-tool", help="default: whether a call is named")
+    ] = None,
+    text: Annotated[str | None, typer.Option(help="the text the step added to its context")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the answer as JSON")] = False,
+) -> None:
+    """Report one step of RUN_ID; prints the state (and a YELLOW warning). Exits 2 when the run is
+    stopped (RED), printing its resume token."""
+    try:
+        parsed = json.loads(arguments) if arguments is not None else None
+    except json.JSONDecodeError as error:
+        raise typer.BadParameter(f"--arguments: not JSON ({error})") from error
+    with client() as hg:
+        answer = hg.report_step(run_id, tokens, window, name=name, arguments=parsed, signature=signature,
+                                wrote_file=wrote_file or None, called_tool=called_tool, context_text=text,
+                                namespace=namespace_of())  # fmt: skip
+    if as_json:
+        print_json(dump(answer))
+    else:
+        fired = f" ({', '.join(answer.fired)})" if answer.fired else ""
+        out.print(f"{answer.state}{fired} after step {answer.step}", markup=False, highlight=False)
+        if answer.warning:
+            out.print(answer.warning, markup=False, highlight=False)
+        if answer.stop:
+            out.print(f"stopped; resume with: hippograph runs resume {run_id} {answer.resume_token}",
+                      markup=False, highlight=False)  # fmt: skip
+    if answer.stop:
+        raise typer.Exit(STOPPED_EXIT)
+
+
+@runs_app.command("show")
+def runs_show(run_id: str) -> None:
+    """A run's state: level, last signals, recent calls, context use (a stopped run's resume token)."""
+    with client() as hg:
+        print_json(dump(hg.get_run(run_id, namespace=namespace_of())))
+
+
+@runs_app.command("resume")
+def runs_resume(run_id: str, resume_token: str) -> None:
+    """Resume a stopped run with its token."""
+    with client() as hg:
+        print_json(dump(hg.resume_run(run_id, resume_token, namespace=namespace_of())))
 
 
 @app.command("cypher")

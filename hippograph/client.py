@@ -58,6 +58,13 @@ class Routes:
     recall = r.recall
     related = r.related
     chain = r.chain
+    create_task = r.create_task
+    get_task = r.get_task
+    update_task = r.update_task
+    suspend_task = r.suspend_task
+    get_task_suspension = r.get_task_suspension
+    download_task_suspension = r.download_task_suspension
+    resume_task = r.resume_task
     create_key = r.create_key
     list_keys = r.list_keys
     revoke_key = r.revoke_key
@@ -65,6 +72,10 @@ class Routes:
     cypher_queries = r.cypher_queries
     list_tools = r.list_tools
     run_tool = r.run_tool
+    report_step = r.report_step
+    get_run = r.get_run
+    resume_run = r.resume_run
+    build_context = r.build_context
 
 
 class _Base(Routes):

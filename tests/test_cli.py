@@ -205,3 +205,37 @@ def test_dead_letters_list_replay_discard(live_api: str, admin: Any, runtime: An
     assert admin.list_dead_letters().dead_letters == []
     missing = run_cli(live_api, namespace, "dead-letters", "replay", ids[1])
     assert missing.returncode == 1 and "not_found" in missing.stderr and "Traceback" not in missing.stderr
+
+
+def test_tasks(live_api: str, admin: Any, namespace: str, tmp_path: Path) -> None:
+    note = admin.save_memory("Knowledge", "Billing DB", "Billing runs on Postgres 16")
+    created = run_cli(live_api, namespace, "tasks", "create", "Migrate billing", "--id", "task:migrate",
+                      "--related", note.id, "--json")  # fmt: skip
+    assert created.returncode == 0 and json.loads(created.stdout)["id"] == "task:migrate", created.stderr
+    sub = run_cli(live_api, namespace, "tasks", "create", "Copy the data", "--id", "task:copy", "--parent",
+                  "task:migrate")  # fmt: skip
+    assert sub.returncode == 0 and "[pending] task:copy" in sub.stdout, sub.stderr
+    run_cli(live_api, namespace, "tasks", "create", "Check", "--id", "task:check", "--parent", "task:migrate",
+            "--depends-on", "task:copy")  # fmt: skip
+    updated = run_cli(live_api, namespace, "tasks", "update", "task:copy", "--status", "running", "--result", "half")
+    assert updated.returncode == 0 and "[running] task:copy" in updated.stdout, updated.stderr
+    cycle = run_cli(live_api, namespace, "tasks", "update", "task:copy", "--depends-on", "task:check")
+    assert cycle.returncode == 1 and "depends_on" in cycle.stderr and "Traceback" not in cycle.stderr
+    shown = run_cli(live_api, namespace, "tasks", "show", "task:migrate")
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    assert "[pending] task:migrate  Migrate billing" in lines[0]
+    assert any("[pending] task:check  Check  waits for task:copy (running)" in line for line in lines), shown.stdout
+
+    path = tmp_path / "activations.graphml"
+    suspended = run_cli(live_api, namespace, "tasks", "suspend", "task:migrate", "--graphml", str(path))
+    assert suspended.returncode == 0, suspended.stderr
+    assert sorted(json.loads(suspended.stdout)["suspended"]) == ["task:check", "task:copy", "task:migrate"]
+    assert note.id.encode() in path.read_bytes()
+    stored = run_cli(live_api, namespace, "tasks", "suspension", "task:migrate")
+    assert json.loads(stored.stdout)["task_id"] == "task:migrate", stored.stderr
+    resumed = run_cli(live_api, namespace, "tasks", "resume", "task:migrate", "--token-budget", "200")
+    assert resumed.returncode == 0, resumed.stderr
+    answer = json.loads(resumed.stdout)
+    assert [card["id"] for card in answer["context"]["cards"]] == [note.id]
+    assert answer["context"]["tree"]["subtasks"][0]["status"] == "running"

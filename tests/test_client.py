@@ -152,6 +152,37 @@ def test_memories_links_nodes_related_chain(hg: Any) -> None:
         hg.get_node(b.id)
 
 
+def test_tasks_tree_suspend_resume(hg: Any) -> None:
+    note = hg.save_memory("Knowledge", "Billing DB", "Billing runs on Postgres 16", importance="NORMAL")
+    root = hg.create_task("Migrate billing", id="task:migrate", related_ids=[note.id])
+    assert root.status == "pending" and root.subtasks == []
+    sub = hg.create_task("Copy the data", id="task:copy", parent_id=root.id)
+    again = hg.create_task("Copy the data", id="task:copy", parent_id=root.id)
+    assert again.id == sub.id  # the same id again: unchanged
+    hg.create_task("Check", id="task:check", parent_id=root.id, depends_on=[sub.id])
+    with pytest.raises(Conflict) as cycle:
+        hg.update_task(sub.id, depends_on=["task:check"])
+    assert cycle.value.field == "depends_on"
+    assert hg.update_task(sub.id, status="running").status == "running"
+    moved = hg.update_task("task:check", top_level=True)
+    assert moved.parent_id is None
+    hg.update_task("task:check", parent_id=root.id)
+    tree = hg.get_task(root.id)
+    assert [task.id for task in tree.subtasks] == ["task:copy", "task:check"]
+    assert hg.get_task(root.id, depth=0).subtasks_truncated
+
+    suspension = hg.suspend_task(root.id)
+    assert set(suspension.suspended) == {"task:migrate", "task:copy", "task:check"}
+    assert hg.get_task_suspension(root.id).graphml == suspension.graphml
+    graphml = hg.download_task_suspension(root.id)
+    assert graphml.startswith(b"<?xml") and note.id.encode() in graphml
+    resumed = hg.resume_task(root.id, token_budget=500)
+    assert resumed.context.tree.subtasks[0].status == "running"
+    assert [card.id for card in resumed.context.cards] == [note.id] and resumed.activations[note.id] > 0.99
+    with pytest.raises(Conflict):
+        hg.resume_task(root.id)
+
+
 def test_turns_wait_then_recall(hg: Any, worker: Any) -> None:
     turns = [
         {"session_id": "s1", "turn_id": "1", "speaker": "Ann", "text": "I moved to Lisbon last spring."},

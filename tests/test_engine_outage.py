@@ -45,6 +45,12 @@ BODY_EXAMPLES: dict[str, Callable[[str], Any]] = {
     "KeyBody": lambda ns: {"namespace": ns, "role": "reader", "agent_id": "outage-test"},
     "CypherBody": lambda ns: {"query": "MATCH (m:Memory {namespace: $namespace}) RETURN count(m) AS n"},
     "ToolCall": lambda ns: {"arguments": {"type": ["Knowledge"]}},
+    "RunStepBody": lambda ns: {"name": "read_file", "tokens": 100, "window": 1000},
+    "RunResumeBody": lambda ns: {"resume_token": "outage"},
+    "ContextBody": lambda ns: {"goal": "what was written?", "token_budget": 500},
+    "TaskBody": lambda ns: {"title": "written while an engine is down"},
+    "TaskPatchBody": lambda ns: {"status": "running"},
+    "ResumeBody": lambda ns: {"token_budget": 100},
 }
 # Routes that touch no engine (static catalogues): they answer 200 during an outage; every other
 # /v1 operation must answer 503.
@@ -147,7 +153,8 @@ def _v1_operations(
 ) -> list[dict[str, Any]]:
     """Every /v1 operation as a ready request: path parameters filled, a minimal body where it takes one."""
     path_values = {"ns": ns, "namespace": ns, "node_id": SEED_NODE_ID, "id": SEED_NODE_ID, "name": "memory_search",
-                   "batch_id": batch_id, "dead_letter_id": "dialogue:0123"}  # fmt: skip
+                   "batch_id": batch_id, "dead_letter_id": "dialogue:0123", "run_id": "outage-run",
+                   "task_id": "task:outage"}  # fmt: skip
     document = client.get("/openapi.json").json()
     requests, problems = [], []
     for template, operations in document["paths"].items():

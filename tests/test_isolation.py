@@ -59,7 +59,9 @@ def request(
     url = path.replace("{ns}", tenant.name).replace("{node_id}", tenant.node_id)
     url = url.replace("{key_id}", tenant.key_ids["reader"]).replace("{batch_id}", tenant.batch_id)
     url = url.replace("{dead_letter_id}", tenant.node_id)  # none: the control answers 404
+    url = url.replace("{run_id}", "run-1")
     url = url.replace("/tools/{name}", "/tools/memory_search")  # a reader's tool; its role is tested in test_tools
+    url = url.replace("{task_id}", "task:isolation")  # none: the control answers 404, never 401/403
     assert not re.search(r"\{\w+\}", url), f"no value for a path parameter of {path}: extend request()"
     json: Any = None
     if "requestBody" in operation:

@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.routing import APIRoute
 
-from app.api import analytics, dead_letters, health, keys, memories, metrics, recall, tools, turns
+from app.api import analytics, context, dead_letters, health, keys, memories, metrics, recall, runs, tasks, tools, turns
 from app.api.access import declare_bearer_scheme, document_access
 from app.api.auth import BearerAuthentication
 from app.api.errors import install_error_handlers
@@ -58,9 +58,12 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
         turns.router,
         dead_letters.router,
         recall.router,
+        tasks.router,
         keys.router,
         analytics.router,
         tools.router,
+        runs.router,
+        context.router,
     ]
     document_access(routers)
     for router in routers:

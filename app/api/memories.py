@@ -72,7 +72,9 @@ def delete_namespace(access: AdminAccess, runtime: Engines) -> dict[str, Any]:
     # Keys first: if the erase fails half-way, no key outlives its namespace into a later one of
     # the same name (the bootstrap admin makes new keys).
     keys = runtime.keys.revoke_namespace(access.namespace)
-    return {"deleted": {**runtime.namespaces.delete(access.namespace), "keys": keys}}
+    deleted = runtime.namespaces.delete(access.namespace)
+    runtime.suspensions.files.erase_namespace(access.namespace)  # suspended task trees' files
+    return {"deleted": {**deleted, "keys": keys}}
 
 
 @router.get("/{ns}/memories", response_model=MemoryListing, responses=error_responses(404))

@@ -23,6 +23,7 @@ from pydantic import (
 
 from app.domain.keys import Role
 from app.domain.model import Importance, NodeType, RelType
+from app.domain.tasks import TaskStatus
 
 
 def _encoded(value: Any) -> Any:
@@ -337,6 +338,83 @@ class TaskChainResponse(ResponseBody):
     items: list[ChainStep] = Field(description="in path order: ancestors, the task, subtasks, dependencies, successors")
 
 
+# -- tasks -----------------------------------------------------------------------------------------
+
+
+class TaskDependency(ResponseBody):
+    """A task another one depends on."""
+
+    id: str = Field(description="the task's id")
+    status: TaskStatus = Field(description="its status: the dependent task may run once it is `done`")
+
+
+class TaskNode(ResponseBody):
+    """A task with its subtasks (nested, oldest first), dependencies and status."""
+
+    id: str = Field(description="'task:<key>'")
+    title: str = Field(description="what the task is (the node's label)")
+    description: str = Field(description="the node's content (the title when none was given)")
+    status: TaskStatus = Field(description="pending, running, blocked, done, failed or suspended")
+    parent_id: str | None = Field(description="the task it is a subtask of (HIERARCHY), null for a top-level task")
+    depends_on: list[TaskDependency] = Field(description="the tasks it waits for (DEPENDENCY), by id")
+    related_ids: list[str] = Field(description="the memories it is about: what suspend saves and resume reloads")
+    result: str | None = Field(None, description="what came of it, as the agent reported it")
+    importance: Importance | None = Field(None, description="the node's importance (default IMPORTANT)")
+    tags: list[str] | None = Field(None, description="the caller's tags")
+    agent_id: str | None = Field(None, description="the agent that created it")
+    private: bool | None = Field(None, description="true: seen only by its agent's keys and the namespace's admins")
+    created_at: datetime | None = Field(None, description="when it was created")
+    updated_at: datetime | None = Field(None, description="when it last changed")
+    started_at: datetime | None = Field(None, description="when it first became `running`")
+    finished_at: datetime | None = Field(None, description="when it became `done` or `failed`")
+    suspended_at: datetime | None = Field(None, description="while suspended: when")
+    suspension_root: str | None = Field(None, description="while suspended: the task whose suspension paused it")
+    resumed_at: datetime | None = Field(None, description="when it was last resumed")
+    subtasks: list[TaskNode] = Field(description="its subtasks (HIERARCHY children), each with theirs")
+    subtasks_truncated: bool = Field(description="true: it has subtasks below the depth read (ask with a larger depth)")
+
+
+class TaskSuspension(ResponseBody):
+    """A task tree's suspension: the tree as it was, and where its files are."""
+
+    format: Literal["hippograph-task-suspension"] = Field(description="the document's format")
+    version: int = Field(description="the format's version (1)")
+    namespace: str = Field(description="the namespace")
+    task_id: str = Field(description="the task suspended (the tree's root)")
+    suspended_at: datetime = Field(description="when: the activations saved are as of this time")
+    suspended_by: str | None = Field(description="the agent that suspended it")
+    suspended: list[str] = Field(description="the tasks it paused (done and failed ones stay as they were)")
+    graphml: str = Field(description="the name of the activations file (GraphML)")
+    graphml_url: str = Field(description="the path that downloads it (GET …/tasks/{task_id}/suspension/graphml)")
+    nodes: int = Field(description="nodes saved in the GraphML: the tasks, their memories and neighbours")
+    relationships: int = Field(description="relationships among them saved in the GraphML")
+    tree: TaskNode = Field(description="the tree as it was, each task with the status it had before")
+
+
+class TaskContext(ResponseBody):
+    """What a resumed task continues with (a stand-in for the context builder)."""
+
+    tree: TaskNode = Field(description="the task tree now (statuses restored)")
+    cards: list[MemoryCard] = Field(
+        description="the memory cards of the tree's related memories, most activated first, within the budget"
+    )
+    tokens: int = Field(description="the cards' tokens (estimated as recall's token_budget counts them)")
+    token_budget: int | None = Field(description="the budget asked for (null: every card)")
+
+
+class TaskResumed(ResponseBody):
+    """A suspended task tree was resumed."""
+
+    task_id: str = Field(description="the task resumed")
+    suspended_at: datetime = Field(description="when it was suspended")
+    resumed_at: datetime = Field(description="now: the activations are decayed to this time")
+    restored: int = Field(description="nodes given back their activation at suspension, decayed since")
+    kept: list[str] = Field(description="nodes accessed after the suspension: they keep their newer activation")
+    missing: list[str] = Field(description="nodes deleted since the suspension (not recreated)")
+    activations: dict[str, float] = Field(description="every saved node still there: its activation now")
+    context: TaskContext = Field(description="the tree and the cards to continue with")
+
+
 # -- write path ------------------------------------------------------------------------------------
 
 
@@ -570,3 +648,99 @@ class DeadLetterReplayed(ResponseBody):
     id: str = Field(description="the replayed dead letter's id (it is gone from the list)")
     batch_id: str = Field(description="the new batch that writes the turn")
     status_url: str = Field(description="the path of the new batch's status")
+
+
+# -- circuit breaker and context builder ------------------------------------------------------------
+
+BreakerState = Literal["GREEN", "YELLOW", "RED"]
+
+
+class SignalReading(ResponseBody):
+    """One circuit-breaker signal on the last step (definitions: docs/architecture.md)."""
+
+    name: Literal["repeated_call", "pattern_loop", "information_gain", "context_pressure", "elapsed", "no_progress"] = (
+        Field(description="the signal")
+    )
+    fired: bool = Field(description="whether it fired on this step")
+    value: float | None = Field(description="what it read (null: not measurable on this step)")
+    threshold: float = Field(description="where it fires (information_gain: below it; the others: at or above it, "
+                             "context_pressure and elapsed strictly above)")  # fmt: skip
+    hard: bool = Field(description="a hard signal goes RED at once")
+    detail: str = Field(description="why it fired, for people (empty when it did not)")
+
+
+class RunStatus(ResponseBody):
+    """An agent run as the circuit breaker keeps it."""
+
+    run_id: str = Field(description="the run")
+    agent_id: str = Field(description="the agent whose run it is")
+    state: BreakerState = Field(description="GREEN, YELLOW (warned) or RED (stopped until resumed)")
+    steps: int = Field(description="steps reported (over resumes)")
+    started_at: datetime = Field(description="the first step, or the last resume")
+    elapsed_s: float = Field(description="seconds since started_at")
+    yellow_streak: int = Field(description="steps in a row with a signal")
+    tokens: int = Field(description="tokens in context at the last step")
+    window: int = Field(description="the context window at the last step")
+    pressure: float | None = Field(description="tokens / window at the last step (null before the first)")
+    recent_calls: list[str] = Field(description="the signatures of the last calls, oldest first")
+    quiet_steps: int = Field(description="steps in a row without a file write or a tool call")
+    signals: list[SignalReading] = Field(description="the last step's six signals")
+    resumes: int = Field(description="times the run was resumed")
+    stopped_at: datetime | None = Field(None, description="RED: when it stopped")
+    reason: str | None = Field(None, description="RED: the signals that stopped it")
+    resume_token: str | None = Field(None, description="RED: the token that resumes it (POST …/resume)")
+
+
+class RunStepResult(ResponseBody):
+    """The circuit breaker's answer to a step: go on (GREEN), heed the warning (YELLOW) or stop (RED)."""
+
+    run_id: str = Field(description="the run")
+    agent_id: str = Field(description="the agent whose run it is")
+    step: int = Field(description="the steps reported so far, this one included")
+    state: BreakerState = Field(description="GREEN, YELLOW or RED")
+    fired: list[str] = Field(description="the signals that fired on this step")
+    signals: list[SignalReading] = Field(description="all six signals on this step (empty: the run was stopped before)")
+    warning: str | None = Field(None, description="YELLOW: a short text to inject into the agent's prompt")
+    stop: bool = Field(description="RED: the agent must stop; resume with `resume_token`")
+    resume_token: str | None = Field(None, description="RED: the token for POST …/runs/{run_id}/resume")
+    run: RunStatus | None = Field(None, description="RED: the run's state, serialized")
+
+
+class ContextItem(ResponseBody):
+    """One memory in the built context."""
+
+    id: str = Field(description="the node's id")
+    type: str = Field(description="the node's type")
+    detail: Literal["summary", "full"] = Field(description="what of it is shown: its summary or its full content")
+    text: str = Field(description="what the context shows of it")
+    tokens: int = Field(description="tokens of its entry in `context` (see `tokenizer`)")
+    source: Literal["recall", "related", "activation"] = Field(
+        description="recall: a recall card (in rank order); pressure switch: related: a memory the next step's task "
+        "names (`related_ids`); activation: reached from the next step by spreading activation"
+    )
+    score: float = Field(description="recall: its score; related: 1; activation: its activation")
+
+
+class ContextDropped(ResponseBody):
+    """What the pressure switch left out or cut to its summary."""
+
+    id: str = Field(description="the node's id")
+    reason: str = Field(description="why")
+
+
+class ContextResponse(ResponseBody):
+    """The minimum sufficient context for a goal within a token budget."""
+
+    context: str = Field(description="the items' entries joined by blank lines: what to put in the prompt")
+    items: list[ContextItem] = Field(description="recall cards in rank order, then nodes added by activation")
+    tokens: int = Field(description="tokens of `context`, never over the budget")
+    token_budget: int = Field(description="the budget asked for")
+    tokenizer: str = Field(description="what counts the tokens")
+    mode: Literal["local", "global"] = Field(description="the recall mode used")
+    pressure: float | None = Field(description="the run's context pressure (null: no run given, or none reported)")
+    switched: bool = Field(description="the pressure was above the limit: the attention switch ran")
+    next_step: str | None = Field(None, description="switched: the node the next step works on")
+    dropped: list[ContextDropped] = Field(default_factory=list, description="switched: what was left out or cut")
+    added: list[str] = Field(
+        default_factory=list, description="switched: ids added as the next step's related memories or by activation"
+    )

@@ -7,12 +7,15 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from app.context.breaker import Step, call_signature
 from app.domain.inputs import NewLink, NewMemory
 from app.domain.keys import EVERYTHING, Role, Viewer
 from app.domain.model import SUMMARY_MAX_CHARS, Importance, NodeType, RelType, Source
+from app.domain.tasks import TaskStatus
 from app.domain.turns import Turn
 
 if TYPE_CHECKING:  # the recall service pulls the engines; these models stay import-light for clients
+    from app.memory.tasks import NewTask, TaskChange
     from app.recall.listing import ListingFilter
     from app.recall.service import RecallRequest
 
@@ -134,6 +137,84 @@ class NodePatchBody(Strict):
 
     importance: Importance | None = Field(None, description="raise only")
     tags: list[Text] | None = Field(None, max_length=64, description="the new tags (they replace the old ones)")
+
+
+MAX_RESULT_CHARS = 20_000
+TaskIds = Annotated[list[Text], Field(max_length=256)]
+
+
+class TaskBody(Strict):
+    """A task to create, optionally under a parent task, depending on others, about some memories."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {"id": "task:deploy-billing", "title": "Deploy the billing service", "parent_id": "task:release-2",
+                 "depends_on": ["task:run-tests"], "related_ids": ["knowledge:db-choice"]}
+            ]
+        }
+    )  # fmt: skip
+
+    title: str = Field(min_length=1, max_length=500, description="what the task is")
+    description: str | None = Field(None, min_length=1, max_length=MAX_CONTENT_CHARS, description="more detail")
+    id: Text | None = Field(
+        None, description="'task:<key>': sending it again creates nothing new (default: derived from title, "
+        "description and parent_id)"
+    )
+    parent_id: Text | None = Field(None, description="the task it is a subtask of")
+    depends_on: TaskIds = Field(default_factory=list, description="the tasks it waits for (no cycles)")
+    related_ids: TaskIds = Field(default_factory=list, description="the memories it is about (any node ids)")
+    status: TaskStatus = Field(TaskStatus.PENDING, description="pending (default), running, blocked, done or failed")
+    importance: Importance | None = Field(None, description="default IMPORTANT (a week's half-life)")
+    tags: list[Text] = Field(default_factory=list, max_length=64, description="the caller's tags")
+    agent_id: Text | None = Field(
+        None, description="default: the key's agent; only the bootstrap admin may name another"
+    )
+
+    def to_domain(self, agent_id: str) -> NewTask:
+        from app.memory.tasks import NewTask  # pulls the graph store; clients never call this
+
+        return NewTask(title=self.title, description=self.description, id=self.id, parent_id=self.parent_id,
+                       depends_on=tuple(self.depends_on), related_ids=tuple(self.related_ids), status=self.status,
+                       importance=self.importance, tags=tuple(self.tags), agent_id=agent_id)  # fmt: skip
+
+
+class TaskPatchBody(Strict):
+    """What to change on a task; fields not sent stay as they are."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{"status": "done", "result": "deployed as v2.3.1"}]})
+
+    title: str | None = Field(None, min_length=1, max_length=500, description="what the task is")
+    description: str | None = Field(None, min_length=1, max_length=MAX_CONTENT_CHARS, description="more detail")
+    status: TaskStatus | None = Field(None, description="a valid transition (not `suspended`: use …/suspend)")
+    result: str | None = Field(None, max_length=MAX_RESULT_CHARS, description="what came of it")
+    parent_id: Text | None = Field(None, description="move it under this task; null: make it a top-level task")
+    depends_on: TaskIds | None = Field(None, description="the tasks it waits for (replaces the list; no cycles)")
+    related_ids: TaskIds | None = Field(None, description="the memories it is about (replaces the list)")
+
+    @model_validator(mode="after")
+    def something_to_change(self) -> TaskPatchBody:
+        if not self.model_fields_set:
+            raise ValueError("nothing to change: give at least one field")
+        for name in self.model_fields_set - {"parent_id"}:
+            if getattr(self, name) is None:
+                raise ValueError(f"{name}: must not be null")
+        return self
+
+    def to_domain(self) -> TaskChange:
+        from app.memory.tasks import TaskChange
+
+        return TaskChange(**{name: getattr(self, name) for name in self.model_fields_set})
+
+
+class ResumeBody(Strict):
+    """How much context a resumed task wants back."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{"token_budget": 2000}]})
+
+    token_budget: int | None = Field(
+        None, ge=1, le=100_000, description="the memory cards returned fit this many tokens (default: every card)"
+    )
 
 
 MAX_TURN_BYTES = 64 * 1024
@@ -344,3 +425,101 @@ class ToolCall(Strict):
     arguments: dict[str, Any] = Field(
         default_factory=dict, description="the tool's arguments, as its `parameters` schema describes them"
     )
+
+
+MAX_CONTEXT_TEXT_CHARS = 64 * 1024
+
+
+class RunStepBody(Strict):
+    """One step of an agent's run, as the agent reports it to the circuit breaker: the call it made
+    (`name` + `arguments`, or its own `signature`), its context's size and what it did."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {"name": "read_file", "arguments": {"path": "billing/migrate.py"}, "tokens": 41000,
+                 "window": 128000, "called_tool": True, "context_text": "def migrate(batch_size=500): ..."}
+            ]
+        }
+    )  # fmt: skip
+
+    name: Text | None = Field(None, description="the call's name (a tool, a function); absent: the step made no call")
+    arguments: dict[str, Any] | None = Field(None, description="the call's arguments (with `name`)")
+    signature: Text | None = Field(
+        None, description="instead of name + arguments: the agent's own signature of the call (equal = same call)"
+    )
+    tokens: int = Field(ge=0, le=100_000_000, description="tokens in the agent's context now (the latest, not a sum)")
+    window: int = Field(ge=1, le=100_000_000, description="the agent's context window, in tokens")
+    wrote_file: bool = Field(False, description="the step wrote a file")
+    called_tool: bool | None = Field(None, description="the step called a tool (default: whether a call is named)")
+    context_text: str | None = Field(
+        None, max_length=MAX_CONTEXT_TEXT_CHARS, description="the text the step added to the context (information gain)"
+    )
+    agent_id: Text | None = Field(
+        None, description="default: the key's agent; only the bootstrap admin may name another"
+    )
+
+    @model_validator(mode="after")
+    def one_way_to_name_the_call(self) -> RunStepBody:
+        if self.signature is not None and (self.name is not None or self.arguments is not None):
+            raise ValueError("give either `signature` or `name` (+ `arguments`), not both")
+        if self.arguments is not None and self.name is None:
+            raise ValueError("`arguments` need the call's `name`")
+        return self
+
+    def to_domain(self) -> Step:
+        signature = self.signature if self.name is None else call_signature(self.name, self.arguments)
+        called = self.called_tool if self.called_tool is not None else signature is not None
+        return Step(signature, self.tokens, self.window, self.wrote_file, called, self.context_text)
+
+
+class RunResumeBody(Strict):
+    """The resume token of a stopped run (its RED answer, or GET …/runs/{run_id})."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{"resume_token": "Zm9vYmFyYmF6cXV4cXV1eA"}]})
+
+    resume_token: str = Field(min_length=1, max_length=200, description="the token the RED answer carried")
+    agent_id: Text | None = Field(
+        None, description="default: the key's agent; only the bootstrap admin may name another"
+    )
+
+
+class ContextBody(Strict):
+    """What the agent works towards (`goal`, or `query`) and how many tokens the context may take."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [{"goal": "Finish the billing migration", "token_budget": 1500, "mode": "local",
+                          "run_id": "run-42"}]
+        }
+    )  # fmt: skip
+
+    goal: str | None = Field(None, min_length=1, max_length=4000, description="what the agent works towards")
+    query: str | None = Field(None, min_length=1, max_length=4000, description="instead of goal: what to look up")
+    token_budget: int = Field(ge=1, le=100_000, description="the context's size at most, in tokens (see `tokenizer`)")
+    mode: Literal["local", "global"] = Field("local", description="local: the current work; global: the big picture")
+    run_id: str | None = Field(
+        None, pattern=r"^[A-Za-z0-9._-]{1,128}$", description="the agent's run: above its pressure limit, the context "
+        "switches (drops details of completed tasks, reloads the next step's neighbourhood)"
+    )  # fmt: skip
+    top_k: int = Field(20, ge=1, le=100, description="recall cards considered at most")
+    now: datetime | None = Field(None, description="recall's reference time for relative expressions (default: now)")
+    agent_id: Text | None = Field(
+        None, description="the asking agent (whose run and memories count); must be the key's agent"
+    )
+
+    @model_validator(mode="after")
+    def goal_or_query(self) -> ContextBody:
+        if (self.goal is None) == (self.query is None):
+            raise ValueError("give either `goal` or `query`")
+        if not (self.goal or self.query or "").strip():
+            raise ValueError("`goal`/`query` must not be blank")
+        return self
+
+    @property
+    def text(self) -> str:
+        return self.goal if self.goal is not None else str(self.query)
+
+    @property
+    def reference_time(self) -> datetime | None:
+        return _utc(self.now)

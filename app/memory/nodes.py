@@ -7,6 +7,7 @@ a failed save leaves nothing behind; a retried save (same id) creates nothing ne
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -39,8 +40,17 @@ class MemoryNodes:
 
     # -- write -------------------------------------------------------------------------------
 
-    def save(self, namespace: str, memory: NewMemory, now: datetime | None = None) -> tuple[dict[str, Any], bool]:
-        """Save one memory; returns (node view, created)."""
+    def save(
+        self,
+        namespace: str,
+        memory: NewMemory,
+        now: datetime | None = None,
+        extra: Mapping[str, Any] | None = None,
+        then: Callable[[GraphTx, str], None] | None = None,
+    ) -> tuple[dict[str, Any], bool]:
+        """Save one memory; returns (node view, created). `extra`: further properties of the new node
+        (a task's status); `then(tx, node_id)`: more writes in the same transaction, run only when
+        the node is new (a task's HIERARCHY and DEPENDENCY edges)."""
         check_namespace(namespace)
         now = now or datetime.now(UTC)
         node_id = (
@@ -48,7 +58,7 @@ class MemoryNodes:
             if memory.id
             else content_id(memory.type, memory.label, memory.content)
         )
-        properties = self._properties(memory, now)
+        properties = {**self._properties(memory, now), **(extra or {})}
 
         def work(tx: GraphTx) -> tuple[dict[str, Any], bool]:
             targets = [link.target_id for link in memory.links]
@@ -64,6 +74,8 @@ class MemoryNodes:
             if created:
                 for link in memory.links:
                     create_link(tx, namespace, link.type, node_id, link.target_id, link.weight, now, memory.agent_id)
+                if then is not None:
+                    then(tx, node_id)
             return rows[0], created
 
         row, created = self.graph.write_transaction(work)

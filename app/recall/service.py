@@ -21,7 +21,7 @@ from app.embedding import Embedder
 from app.memory.access import AccessLog
 from app.memory.hot_window import HotWindow
 from app.memory.learning import HebbianLearning
-from app.recall.fusion import Candidate, Card, FusionWeights, Mode, rank, within_budget
+from app.recall.fusion import Candidate, Card, FusionWeights, Mode, rank, to_card, within_budget
 from app.recall.query import ParsedQuery, SlotVocabulary, lucene_query, parse_query
 from app.stores.graph import GraphStore, parse_datetime
 from app.stores.vectors import VectorStore
@@ -255,6 +255,22 @@ class Recall:
         # Only the order counts: fusion turns these cosines into rank scores.
         scores = {hit.node_id: max(0.0, hit.score) for hit in hits} if any(hit.score > 0 for hit in hits) else {}
         return scores, self._cards(namespace, list(scores))
+
+    def cards_for(self, namespace: str, scores: Mapping[str, float], viewer: Viewer = EVERYTHING) -> list[Card]:
+        """The cards of the given nodes without a query, scored by the caller (explained as
+        `activation`), best first; missing nodes and those the viewer may not see are left out.
+        Reads only: records no access."""
+        ids = list(scores)
+        rows = [row for start in range(0, len(ids), CARD_IDS_SIZE)
+                for row in self._cards(namespace, ids[start : start + CARD_IDS_SIZE])]  # fmt: skip
+        cards = []
+        for row in rows:
+            if not viewer.sees(row["node"]):
+                continue
+            times = {key: parse_datetime(value) for key, value in row["times"].items() if value is not None}
+            candidate = Candidate(row["id"], row["type"], row["node"] | times)
+            cards.append(to_card(candidate, scores[row["id"]], {"activation": scores[row["id"]]}))
+        return sorted(cards, key=lambda card: (-card.score, card.id))
 
     def _cards(self, namespace: str, ids: list[str]) -> list[dict[str, Any]]:
         [record] = self.graph.read("recall.cards", namespace=namespace, ids=fixed_size(ids, CARD_IDS_SIZE, NO_MATCH))

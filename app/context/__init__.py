@@ -1,0 +1,1 @@
+"""Context management: the circuit breaker that watches an agent's run, and the context builder."""
