@@ -47,6 +47,11 @@ def _settled(api, url: str) -> dict:  # type: ignore[no-untyped-def]
     return _wait(lambda: (b := api.get(url).json())["status"] in ("done", "failed") and b, what=url)
 
 
+def _key(turn_id: str) -> str:
+    """The hot window's key of turn `turn_id` of session s1."""
+    return Turn("s1", turn_id, "Alice", "-", datetime.now(UTC)).key
+
+
 def _poison(runtime, ns: str, key: str, **fields: str) -> None:  # type: ignore[no-untyped-def]
     """Rewrite the pending record of `key` (after the door let it in)."""
     pending = runtime.hot_window.pending_key(ns)
@@ -67,8 +72,8 @@ def test_a_poison_turn_is_put_aside_and_its_batch_mates_land(api, runtime, cyphe
     answer = api.post(f"/v1/namespaces/{namespace}/turns", json={"turns": turns})
     assert answer.status_code == 202, answer.text
     node = {t["turn_id"]: t["node_id"] for t in answer.json()["turns"]}
-    _poison(runtime, namespace, "s1\x1f3", timestamp="2024-05-15T10:00:00+19:00")
-    _poison(runtime, namespace, "s1\x1f4", speaker="   ")
+    _poison(runtime, namespace, _key("3"), timestamp="2024-05-15T10:00:00+19:00")
+    _poison(runtime, namespace, _key("4"), speaker="   ")
     worker.start()
 
     batch = _settled(api, answer.json()["status_url"])
