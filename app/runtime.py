@@ -24,7 +24,9 @@ from app.errors import EngineUnavailable
 from app.extract.inference import InferenceRules
 from app.extract.llm import LlmFactExtractor
 from app.memory.access import AccessLog
+from app.memory.batch_writer import BatchWriter
 from app.memory.batches import Batches
+from app.memory.dead_letters import DeadLetters
 from app.memory.forgetting import Forgetting
 from app.memory.hot_window import HotWindow
 from app.memory.ingest import Ingestor
@@ -97,6 +99,8 @@ class Runtime:
         self.batches = Batches(BatchRecords(self.redis, self.settings.batch_ttl_s))
         self.runs = Runs.from_settings(RunRecords(self.redis, self.settings.breaker_run_ttl_s), self.settings)
         self.ingestor = Ingestor(self.graph, self.semantic, self.importance_rules, InferenceRules.load())
+        self.dead_letters = DeadLetters(self.redis, self.hot_window)
+        self.batch_writer = BatchWriter(self.ingestor, self.hot_window, self.dead_letters)
         self.recall = Recall(
             self.graph,
             self.vectors,

@@ -87,6 +87,15 @@ class Settings(BaseSettings):
     rate_limit_writer: str = Field("600/minute", alias="HIPPOGRAPH_RATE_LIMIT_WRITER")
     rate_limit_admin: str = Field("600/minute", alias="HIPPOGRAPH_RATE_LIMIT_ADMIN")
 
+    # Engine outages during a write batch: the ingest task retries with exponential backoff (1 s,
+    # 2 s, 4 s ... capped at the max delay) for at least this many seconds in all, then gives up; its
+    # turns stay pending and the `resume_pending` job queues them again (jobs/tasks.py).
+    ingest_retry_window_s: float = Field(900.0, alias="HIPPOGRAPH_INGEST_RETRY_WINDOW", ge=0)
+    ingest_retry_max_delay_s: float = Field(60.0, alias="HIPPOGRAPH_INGEST_RETRY_MAX_DELAY", ge=1)
+    # Seconds a queued batch's turns wait for their task before the `resume_pending` job (every
+    # minute) takes them for a new one: a task message lost with its process, or a long backlog.
+    pending_resume_after_s: float = Field(600.0, alias="HIPPOGRAPH_PENDING_RESUME_AFTER", gt=0)
+
     # Seconds a write batch's status stays readable (`GET /v1/namespaces/{ns}/batches/{id}`).
     batch_ttl_s: int = Field(7 * 24 * 3600, alias="HIPPOGRAPH_BATCH_TTL", ge=60)
 

@@ -26,6 +26,8 @@ from app.api.responses import (
     ContextResponse,
     CreatedKey,
     CypherResult,
+    DeadLetterList,
+    DeadLetterReplayed,
     HealthResponse,
     ImportResponse,
     KeyList,
@@ -375,6 +377,24 @@ def post_turns(
 def get_batch(batch_id: str, *, namespace: str | None = None) -> Call[BatchStatus]:
     """What became of a batch of turns: queued, running, done (with its report) or failed (with why)."""
     return Call(model(BatchStatus), path_params={"batch_id": batch_id}, namespace=namespace)
+
+
+@endpoint("GET", "/v1/namespaces/{ns}/dead-letters", idempotent=True)
+def list_dead_letters(*, namespace: str | None = None) -> Call[DeadLetterList]:
+    """The turns the write tracks could not write (admin): why, how many tries, the turn as accepted."""
+    return Call(model(DeadLetterList), namespace=namespace)
+
+
+@endpoint("POST", "/v1/namespaces/{ns}/dead-letters/{dead_letter_id}/replay", idempotent=False)  # once: then 404
+def replay_dead_letter(dead_letter_id: str, *, namespace: str | None = None) -> Call[DeadLetterReplayed]:
+    """Queue a dead letter's turn again (after a fix): 202 with the new batch."""
+    return Call(model(DeadLetterReplayed), path_params={"dead_letter_id": dead_letter_id}, namespace=namespace)
+
+
+@endpoint("DELETE", "/v1/namespaces/{ns}/dead-letters/{dead_letter_id}", idempotent=True)
+def discard_dead_letter(dead_letter_id: str, *, namespace: str | None = None) -> Call[None]:
+    """Drop a dead letter for good."""
+    return Call(nothing, path_params={"dead_letter_id": dead_letter_id}, namespace=namespace)
 
 
 # The read path.

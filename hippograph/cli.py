@@ -41,6 +41,10 @@ tasks_app = typer.Typer(
 )
 app.add_typer(keys_app, name="keys")
 app.add_typer(namespaces_app, name="namespaces")
+dead_letters_app = typer.Typer(
+    help="Dead letters: turns the write tracks could not write (admin): list, replay, discard.", no_args_is_help=True
+)
+app.add_typer(dead_letters_app, name="dead-letters")
 app.add_typer(runs_app, name="runs")
 app.add_typer(tasks_app, name="tasks")
 
@@ -239,6 +243,41 @@ def namespaces_delete(
         typer.confirm(f"Erase namespace {name!r} and revoke its keys?", abort=True)
     with client() as hg:
         print_json(dump(hg.delete_namespace(name)))
+
+
+# Dead letters.
+
+DEAD_LETTER_COLUMNS = ("id", "error", "message", "attempts", "failed_at", "batch_id")
+
+
+@dead_letters_app.command("list")
+def dead_letters_list(as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False) -> None:
+    """The turns of --namespace put aside, with why (the turn itself with --json)."""
+    with client() as hg:
+        items = [dump(item) for item in hg.list_dead_letters(namespace=namespace_of()).dead_letters]
+    if as_json:
+        print_json(items)
+    else:
+        out.print(table(items, DEAD_LETTER_COLUMNS, "dead letters"))
+
+
+@dead_letters_app.command("replay")
+def dead_letters_replay(dead_letter_id: str) -> None:
+    """Queue a dead letter's turn again (after a fix); prints its new batch."""
+    with client() as hg:
+        print_json(dump(hg.replay_dead_letter(dead_letter_id, namespace=namespace_of())))
+
+
+@dead_letters_app.command("discard")
+def dead_letters_discard(
+    dead_letter_id: str, yes: Annotated[bool, typer.Option("--yes", help="do not ask")] = False
+) -> None:
+    """Drop a dead letter for good (its turn is never written)."""
+    if not yes:
+        typer.confirm(f"Drop dead letter {dead_letter_id!r} for good?", abort=True)
+    with client() as hg:
+        hg.discard_dead_letter(dead_letter_id, namespace=namespace_of())
+    err.print(f"discarded {dead_letter_id}")
 
 
 # Tasks.

@@ -52,6 +52,9 @@ class Routes:
     import_namespace = r.import_namespace
     post_turns = r.post_turns
     get_batch = r.get_batch
+    list_dead_letters = r.list_dead_letters
+    replay_dead_letter = r.replay_dead_letter
+    discard_dead_letter = r.discard_dead_letter
     recall = r.recall
     related = r.related
     chain = r.chain

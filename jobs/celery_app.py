@@ -49,6 +49,12 @@ def create_celery(settings: Settings) -> Celery:
                 "schedule": 120.0,
                 "options": {"expires": 110},
             },
+            # Pending turns whose task is gone (gave up after an outage, died) are queued again.
+            "resume-pending": {
+                "task": "hippograph.resume_pending",
+                "schedule": 60.0,
+                "options": {"expires": 55},
+            },
             # After decay, so pruning ranks by fresh activations.
             "prune": {"task": "hippograph.prune", "schedule": 3600.0, "options": {"expires": 3000}},
         },

@@ -36,7 +36,8 @@ class EmbeddedJobs:
         self.settings = runtime.settings
         self.concurrency = concurrency
         # Turns left pending by a previous run of this process (it died mid-batch) are queued again at
-        # start, instead of waiting for the broker's visibility timeout (an hour by default).
+        # start once their claims have run out, instead of waiting for the first `resume_pending` run
+        # or the broker's visibility timeout (an hour by default); turns a live task holds are left to it.
         self.resume_pending = resume_pending
         self.hostname = f"embedded-{self.settings.port}@hippograph"
         self._worker_thread: threading.Thread | None = None

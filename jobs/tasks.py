@@ -3,23 +3,24 @@ ones are single-flight."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import random
+import threading
 import time
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-import neo4j.exceptions
-import redis.exceptions
 from celery import Task
 from celery.signals import task_failure, task_retry, task_success
 
 from app.api.schemas import MAX_TURNS_PER_BATCH
-from app.domain.turns import dialogue_id
-from app.errors import EngineUnavailable
 from app.extract.llm import LlmUnavailable
-from app.memory.ingest import SequencedTurn
+from app.memory.batch_writer import OUTAGE_ERRORS
+from app.memory.dead_letters import dead_letter_id
 from app.memory.learning import FlushReport
 from app.stores.hot import single_flight
 from jobs.celery_app import celery_app
@@ -104,71 +105,104 @@ def optimize_vectors() -> dict[str, Any]:
         return {"optimized": changed, "seconds": round(seconds, 3)}
 
 
-# Engine errors worth retrying: the task is idempotent, so a retry after a partial run is safe. The
-# stores raise EngineUnavailable for an engine that is down (as the API answers 503); transient Neo4j
-# errors (deadlocks) and driver errors raised outside the stores are retried as well.
-RETRYABLE = (
-    EngineUnavailable,
-    neo4j.exceptions.ServiceUnavailable,
-    neo4j.exceptions.TransientError,
-    redis.exceptions.ConnectionError,
-)
+# How long a running ingest task holds its turns without renewing its claim (it renews a third of
+# the way): a task that died lets them go after this, for the `resume_pending` job.
+CLAIM_LEASE_S = 60.0
+RETRY_BASE_DELAY_S = 1.0
+
+
+def retry_schedule(window_s: float, base_s: float = RETRY_BASE_DELAY_S, cap_s: float = 60.0) -> list[float]:
+    """The delays before each retry of a batch an engine outage stopped: exponential from `base_s`,
+    capped at `cap_s`, as many as it takes for them to add up to `window_s` (a realistic outage
+    lasts minutes). Empty for a window of 0: no retry."""
+    delays: list[float] = []
+    while sum(delays) < window_s:
+        delays.append(min(cap_s, base_s * 2 ** len(delays)))
+    return delays
 
 
 class IngestTask(Task):  # type: ignore[misc]
-    """Marks the task's batch failed once Celery gives up (not on a retry: `on_failure` runs only
-    after the last attempt)."""
+    """Once Celery gives up (not on a retry: `on_failure` runs only after the last attempt), marks
+    the task's batch failed and lets go of its turns: they stay pending, for `resume_pending`."""
 
     def on_failure(self, exc: BaseException, task_id: str, args: Any, kwargs: Any, einfo: Any) -> None:
         namespace = args[0] if args else kwargs.get("namespace")
+        keys = args[1] if len(args) > 1 else kwargs.get("turn_keys")
         if isinstance(namespace, str):
-            current_runtime().batches.failed(namespace, task_id, f"{type(exc).__name__}: {exc}", datetime.now(UTC))
+            runtime = current_runtime()
+            runtime.batches.failed(namespace, task_id, f"{type(exc).__name__}: {exc}", datetime.now(UTC))
+            if isinstance(keys, list):
+                with contextlib.suppress(Exception):  # Redis down (or the failure was Redis's): they expire anyway
+                    runtime.hot_window.release(namespace, keys, task_id)
 
 
-@celery_app.task(
-    name="hippograph.ingest_turns",
-    base=IngestTask,
-    autoretry_for=RETRYABLE,
-    retry_backoff=True,
-    retry_backoff_max=60,
-    retry_jitter=True,
-    max_retries=8,
-)
-def ingest_turns(namespace: str, turn_keys: list[str], request_id: str | None = None) -> dict[str, Any]:
-    """Run the write tracks for turns already in the hot window (passed by key, not by value).
-    `request_id`: the API request that queued them, for the log lines."""
+@contextlib.contextmanager
+def _claim_renewed(runtime: Runtime, namespace: str, keys: list[str], owner: str) -> Iterator[None]:
+    """Renew `owner`'s claim on `keys` every third of the lease while the block runs."""
+    stop = threading.Event()
+
+    def renew() -> None:
+        while not stop.wait(CLAIM_LEASE_S / 3):
+            with contextlib.suppress(Exception):  # an outage: the write fails and retries anyway
+                runtime.hot_window.claim(namespace, keys, owner, CLAIM_LEASE_S, time.time())
+
+    thread = threading.Thread(target=renew, name=f"claim-{owner}", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+
+
+@celery_app.task(name="hippograph.ingest_turns", base=IngestTask, bind=True, max_retries=None)
+def ingest_turns(self: Task, namespace: str, turn_keys: list[str], request_id: str | None = None) -> dict[str, Any]:
+    """Run the write tracks for turns already in the hot window (passed by key, not by value), those
+    this task can claim (another live task may hold some: it writes them). A turn that cannot be
+    written becomes a dead letter (app/memory/batch_writer.py); an engine outage retries the batch
+    on `retry_schedule`. `request_id`: the API request that queued them, for the log lines."""
     runtime = current_runtime()
-    batch_id = ingest_turns.request.id
+    batch_id = self.request.id
+    owner = batch_id or f"local-{uuid.uuid4()}"
     fields = {"request_id": request_id, "namespace": namespace, "task_id": batch_id}
     start = time.perf_counter()
-    if batch_id:
-        runtime.batches.running(namespace, batch_id, datetime.now(UTC))
     try:
+        if batch_id:
+            runtime.batches.running(namespace, batch_id, datetime.now(UTC))
         # A turn stays pending until its tracks have run, however far the hot window has moved on.
-        stored = runtime.hot_window.pending(namespace, turn_keys)
-        batch = [SequencedTurn(turn, meta["seq"]) for turn, meta in stored]
-        report = runtime.ingestor.ingest(namespace, batch, datetime.now(UTC))
-        runtime.hot_window.ingested(namespace, [turn.key for turn, _ in stored])
+        claimed = runtime.hot_window.claim(namespace, turn_keys, owner, CLAIM_LEASE_S, time.time())
+        with _claim_renewed(runtime, namespace, claimed, owner):
+            records = runtime.hot_window.pending_records(namespace, claimed)
+            report = runtime.batch_writer.write(namespace, records, datetime.now(UTC), batch_id)
+    except OUTAGE_ERRORS as exc:
+        log.warning("ingest_turns failed: %s", type(exc).__name__, extra={**fields, "error": type(exc).__name__})
+        settings = runtime.settings
+        delays = retry_schedule(settings.ingest_retry_window_s, cap_s=settings.ingest_retry_max_delay_s)
+        if self.request.retries >= len(delays):
+            raise
+        delay = delays[self.request.retries] * (1 + random.random() / 10)  # jitter: spread the herd
+        with contextlib.suppress(Exception):  # hold the turns through the wait (Redis may be down)
+            runtime.hot_window.claim(namespace, turn_keys, owner, delay + CLAIM_LEASE_S, time.time())
+        raise self.retry(exc=exc, countdown=delay) from exc
     except Exception as exc:
         log.warning("ingest_turns failed: %s", type(exc).__name__, extra={**fields, "error": type(exc).__name__})
         raise
     seconds = time.perf_counter() - start
-    runtime.metrics.observe_ingest(namespace, len(batch), report.seconds_by_stage)
-    log.info(
-        "ingest_turns done",
-        extra={**fields, "turns": len(batch), "duration_ms": round(seconds * 1000, 2)},
-    )
+    runtime.metrics.observe_ingest(namespace, report.turns, report.seconds_by_stage)
+    log.info("ingest_turns done", extra={**fields, "turns": report.turns, "duration_ms": round(seconds * 1000, 2)})
     result = asdict(report)
     if batch_id:
         runtime.batches.done(namespace, batch_id, result, datetime.now(UTC))
-    if runtime.llm is not None and batch:  # after the rule tracks, and never in the write's way
-        enrich_turns.delay(namespace, [dialogue_id(item.turn.session_id, item.turn.turn_id) for item in batch])
+    # A written turn's dead-letter id would have been its node id.
+    written = [node_id for node_id in (dead_letter_id(*record) for record in records)
+               if node_id not in report.dead_lettered]  # fmt: skip
+    if runtime.llm is not None and written:  # after the rule tracks, and never in the write's way
+        enrich_turns.delay(namespace, written)
     return result
 
 
 @celery_app.task(
     name="hippograph.enrich_turns",
-    autoretry_for=(*RETRYABLE, LlmUnavailable),
+    autoretry_for=(*OUTAGE_ERRORS, LlmUnavailable),
     retry_backoff=5,
     retry_backoff_max=300,
     retry_jitter=True,
@@ -185,18 +219,48 @@ def enrich_turns(namespace: str, dialogue_ids: list[str]) -> dict[str, Any]:
     return {"facts_found": len(facts), **asdict(report)}
 
 
-def resume_pending_turns(runtime: Runtime) -> int:
-    """Queue the write tracks again for every turn still pending, e.g. after the process that ran
-    them died; returns how many turns were queued. Safe to repeat (the task is idempotent, and a
-    turn done meanwhile is no longer pending when the task reads it), but only the embedded run
-    calls it: there the API process is the one worker, so nothing pending can be in progress elsewhere."""
-    queued = 0
-    for namespace in runtime.namespaces.names():
-        keys = runtime.hot_window.pending_keys(namespace)
+@dataclass(frozen=True)
+class ResumeReport:
+    turns: int  # pending turns queued again
+    error: str | None = None  # why the namespace's turns could not be looked at (the next run tries again)
+
+
+def resume_namespace(runtime: Runtime, namespace: str) -> ResumeReport:
+    """Queue the write tracks again for the namespace's pending turns that no live task holds (their
+    task gave up after its retries, died with its process, or was never queued): claimed for a new
+    task each, so a task still running (or still queued) on them skips them. Never raises: one
+    namespace's trouble must not stop the others'."""
+    try:
+        now = time.time()
+        keys = runtime.hot_window.unclaimed(namespace, now)
+        queued = 0
         for start in range(0, len(keys), MAX_TURNS_PER_BATCH):
-            ingest_turns.delay(namespace, keys[start : start + MAX_TURNS_PER_BATCH])
-        queued += len(keys)
-    return queued
+            task_id = str(uuid.uuid4())
+            chunk = keys[start : start + MAX_TURNS_PER_BATCH]
+            # Held like a queued batch: if this message is lost too, the next run takes them again.
+            claimed = runtime.hot_window.claim(namespace, chunk, task_id, runtime.settings.pending_resume_after_s, now)
+            if claimed:
+                ingest_turns.apply_async((namespace, claimed), task_id=task_id)
+                queued += len(claimed)
+    except Exception as exc:
+        log.warning("pending turns of a namespace not resumed: %s", exc, extra={"namespace": namespace})
+        return ResumeReport(0, f"{type(exc).__name__}: {exc}"[:300])
+    if queued:
+        log.info("queued the write tracks again for %d pending turns", queued, extra={"namespace": namespace})
+    return ResumeReport(queued)
+
+
+def resume_pending_turns(runtime: Runtime) -> int:
+    """`resume_namespace` for every namespace (the embedded run calls it at start-up, so what its
+    previous life left does not wait for the first `resume_pending` run); returns the turns queued."""
+    return sum(resume_namespace(runtime, namespace).turns for namespace in runtime.namespaces.names())
+
+
+@celery_app.task(name="hippograph.resume_pending")
+def resume_pending(namespace: str | None = None) -> dict[str, Any]:
+    """Pending turns resume once the engines are back, without a restart: `resume_namespace` per
+    namespace (single-flight; scheduled every minute)."""
+    return _each_namespace("resume_pending", namespace, resume_namespace, lambda report: report.turns)
 
 
 # Task outcomes (`hippograph_task_outcomes_total`), from Celery's signals in the process that runs the

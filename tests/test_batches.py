@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 import uuid
 
+from app.domain.inputs import stable_digest
 from app.stores.hot import namespace_key
 from tests.test_keys import bearer, create_key
 
@@ -57,18 +58,40 @@ def test_a_batch_is_done_with_its_report_once_the_worker_ran(api, worker, namesp
     assert api.get(waited["status_url"]).json()["report"] == waited["report"]
 
 
-def test_a_batch_whose_stored_turns_are_unreadable_fails_with_the_reason(api, runtime, worker, namespace) -> None:
+def test_a_batch_whose_stored_turns_are_unreadable_is_done_with_them_put_aside(api, runtime, worker, namespace) -> None:
     api.put(f"/v1/namespaces/{namespace}")
     worker.stop()  # queue first, then break the stored turns, then run it
     answer = _post(api, namespace)
     pending = namespace_key(namespace, "hot", "pending")
-    for key in runtime.redis.hkeys(pending):
-        runtime.redis.hset(pending, key, "{}")  # a record without its fields: not a retryable error
+    keys = sorted(runtime.redis.hkeys(pending))
+    for key in keys:
+        runtime.redis.hset(pending, key, "{}")  # a record without its fields: no retry can read it
+    worker.start()
+    batch = _settled(api, answer["status_url"])
+    assert batch["status"] == "done", batch
+    ids = sorted(f"unreadable:{stable_digest(key)}" for key in keys)
+    assert sorted(batch["dead_lettered"]) == sorted(batch["report"]["dead_lettered"]) == ids
+    assert batch["report"]["turns"] == 0 and runtime.redis.hlen(pending) == 0
+    letters = api.get(f"/v1/namespaces/{namespace}/dead-letters").json()["dead_letters"]
+    assert sorted(letter["id"] for letter in letters) == ids
+    assert {(letter["error"], letter["message"], letter["attempts"]) for letter in letters} == {
+        ("KeyError", "'session_id'", 1)
+    }
+    assert all(letter["turn"] == {} and letter["batch_id"] == answer["batch_id"] for letter in letters)
+
+
+def test_a_batch_whose_task_fails_is_failed_with_the_reason(api, runtime, worker, namespace) -> None:
+    api.put(f"/v1/namespaces/{namespace}")
+    worker.stop()
+    answer = _post(api, namespace)
+    runtime.redis.delete(namespace_key(namespace, "hot", "claims"))
+    runtime.redis.set(namespace_key(namespace, "hot", "claims"), "not a hash", ex=600)  # Redis refuses the claim
     worker.start()
     batch = _settled(api, answer["status_url"])
     assert batch["status"] == "failed", batch
-    assert batch["error"] == "KeyError: 'session_id'"
+    assert batch["error"].startswith("ResponseError: ") and "WRONGTYPE" in batch["error"]
     assert "report" not in batch and batch["finished_at"] >= batch["created_at"]
+    assert runtime.redis.hlen(namespace_key(namespace, "hot", "pending")) == 2  # still pending, for a resume
 
 
 def test_unknown_batches_and_other_namespaces_batches_are_404(api, namespace) -> None:

@@ -181,6 +181,32 @@ def test_export_then_import(live_api: str, admin: Any, namespace: str, tmp_path:
     admin.delete_namespace(target)
 
 
+def test_dead_letters_list_replay_discard(live_api: str, admin: Any, runtime: Any, namespace: str) -> None:
+    from datetime import UTC, datetime
+
+    from app.domain.turns import Turn, dialogue_id
+
+    turns = [Turn("s", str(i), "   ", f"note {i}", datetime(2024, 5, 15, 10, i, tzinfo=UTC)) for i in range(2)]
+    ids = [dialogue_id(t.session_id, t.turn_id) for t in turns]
+    runtime.hot_window.add(namespace, turns, ids)  # a blank speaker: the write tracks refuse it
+    records = runtime.hot_window.pending_records(namespace, [t.key for t in turns])
+    report = runtime.batch_writer.write(namespace, records, datetime.now(UTC))
+    assert sorted(report.dead_lettered) == sorted(ids)
+
+    listed = run_cli(live_api, namespace, "dead-letters", "list")
+    assert listed.returncode == 0 and all(i in listed.stdout for i in ids) and "ValueError" in listed.stdout, listed
+    as_json = json.loads(run_cli(live_api, namespace, "dead-letters", "list", "--json").stdout)
+    assert sorted(item["id"] for item in as_json) == sorted(ids) and as_json[0]["turn"]["speaker"] == "   "
+    replayed = run_cli(live_api, namespace, "dead-letters", "replay", ids[0])
+    assert replayed.returncode == 0, replayed.stderr
+    assert json.loads(replayed.stdout)["id"] == ids[0] and runtime.hot_window.pending_keys(namespace) == [turns[0].key]
+    discarded = run_cli(live_api, namespace, "dead-letters", "discard", ids[1], "--yes")
+    assert discarded.returncode == 0 and ids[1] in discarded.stderr, discarded.stderr
+    assert admin.list_dead_letters().dead_letters == []
+    missing = run_cli(live_api, namespace, "dead-letters", "replay", ids[1])
+    assert missing.returncode == 1 and "not_found" in missing.stderr and "Traceback" not in missing.stderr
+
+
 def test_tasks(live_api: str, admin: Any, namespace: str, tmp_path: Path) -> None:
     note = admin.save_memory("Knowledge", "Billing DB", "Billing runs on Postgres 16")
     created = run_cli(live_api, namespace, "tasks", "create", "Migrate billing", "--id", "task:migrate",

@@ -153,7 +153,8 @@ def _v1_operations(
 ) -> list[dict[str, Any]]:
     """Every /v1 operation as a ready request: path parameters filled, a minimal body where it takes one."""
     path_values = {"ns": ns, "namespace": ns, "node_id": SEED_NODE_ID, "id": SEED_NODE_ID, "name": "memory_search",
-                   "batch_id": batch_id, "run_id": "outage-run", "task_id": "task:outage"}  # fmt: skip
+                   "batch_id": batch_id, "dead_letter_id": "dialogue:0123", "run_id": "outage-run",
+                   "task_id": "task:outage"}  # fmt: skip
     document = client.get("/openapi.json").json()
     requests, problems = [], []
     for template, operations in document["paths"].items():
@@ -320,6 +321,9 @@ def test_one_error_hierarchy_that_tasks_retry_on() -> None:
     copy = pickle.loads(pickle.dumps(error))  # a task's exception travels to the result backend
     assert (copy.engine, copy.reason) == (error.engine, error.reason)
     assert EngineUnavailable(*error.args).engine == "neo4j"  # Celery's JSON exception codec: cls(*args)
-    for task in (ingest_turns, enrich_turns):
-        assert EngineUnavailable in task.autoretry_for
-        assert task.max_retries and task.retry_backoff
+    from app.memory.batch_writer import OUTAGE_ERRORS
+
+    assert EngineUnavailable in OUTAGE_ERRORS  # ingest_turns retries on these (retry_schedule), never a dead letter
+    assert ingest_turns.max_retries is None  # the retry window decides
+    assert EngineUnavailable in enrich_turns.autoretry_for
+    assert enrich_turns.max_retries and enrich_turns.retry_backoff

@@ -58,6 +58,7 @@ def request(
     """Call an operation with its path filled from `tenant` (namespace, node, a key id)."""
     url = path.replace("{ns}", tenant.name).replace("{node_id}", tenant.node_id)
     url = url.replace("{key_id}", tenant.key_ids["reader"]).replace("{batch_id}", tenant.batch_id)
+    url = url.replace("{dead_letter_id}", tenant.node_id)  # none: the control answers 404
     url = url.replace("{run_id}", "run-1")
     url = url.replace("/tools/{name}", "/tools/memory_search")  # a reader's tool; its role is tested in test_tools
     url = url.replace("{task_id}", "task:isolation")  # none: the control answers 404, never 401/403

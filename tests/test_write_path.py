@@ -359,8 +359,9 @@ def test_a_burst_larger_than_the_hot_window_loses_no_turn(runtime, cypher, names
 def test_the_embedded_run_resumes_turns_left_pending_by_a_dead_process(
     services, embedder, celery_configured, tmp_path, namespace
 ) -> None:
-    """The embedded run is the only worker: at start it queues again what a previous run left pending,
-    rather than waiting for the broker's visibility timeout (an hour by default)."""
+    """At start the embedded run queues again what a previous run left pending and no live task
+    holds (here: queued, the message lost, the batch's claim expired), rather than waiting for the
+    first `resume_pending` run or the broker's visibility timeout (an hour by default)."""
     import time
 
     from fastapi.testclient import TestClient
@@ -373,11 +374,16 @@ def test_the_embedded_run_resumes_turns_left_pending_by_a_dead_process(
 
     # A Redis database of its own for the hot window, so only this test's turns are pending there
     # (other tests leave turns pending on purpose); the broker stays the run's own queue.
-    settings = make_settings(services, tmp_path, REDIS_URL=services.redis_url.rsplit("/", 1)[0] + "/5")
+    # The batch's claim holds its turns for 8 s: until then nothing may take them, not even a
+    # `resume_pending` message an earlier test's beat left in the run's queue.
+    resume_after_s = 8.0
+    settings = make_settings(services, tmp_path, REDIS_URL=services.redis_url.rsplit("/", 1)[0] + "/5",
+                             HIPPOGRAPH_PENDING_RESUME_AFTER=str(resume_after_s))  # fmt: skip
     runtime = Runtime.open(settings, host_jobs=False, embedder=embedder)
     try:
         with TestClient(create_app(runtime=runtime), headers=admin_headers()) as api:
             api.put(f"/v1/namespaces/{namespace}")
+            posted = time.monotonic()
             assert _post(api, namespace, FIRST_SESSION, wait=False).status_code == 202
         celery_app.control.purge()  # the queued task died with the process that held it
         keys = runtime.hot_window.pending_keys(namespace)
@@ -397,6 +403,7 @@ def test_the_embedded_run_resumes_turns_left_pending_by_a_dead_process(
         finally:
             jobs.stop()
 
+        time.sleep(max(0.0, posted + resume_after_s + 0.5 - time.monotonic()))  # the batch's claim runs out
         jobs = EmbeddedJobs(runtime)  # the product's default
         jobs.start()
         try:

@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.routing import APIRoute
 
-from app.api import analytics, context, health, keys, memories, metrics, recall, runs, tasks, tools, turns
+from app.api import analytics, context, dead_letters, health, keys, memories, metrics, recall, runs, tasks, tools, turns
 from app.api.access import declare_bearer_scheme, document_access
 from app.api.auth import BearerAuthentication
 from app.api.body_limit import BodyLimits
@@ -63,6 +63,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
         metrics.router,
         memories.router,
         turns.router,
+        dead_letters.router,
         recall.router,
         tasks.router,
         keys.router,

@@ -439,6 +439,10 @@ class IngestReport(ResponseBody):
     events: int = Field(description="Experience events created")
     semantic_edges: int = Field(description="SEMANTIC relationships created")
     seconds_by_stage: dict[str, float] = Field(description="time per track, seconds")
+    dead_lettered: list[str] = Field(
+        default_factory=list,
+        description="the dead letters (ids) of the batch's turns that could not be written: the others were",
+    )
 
 
 class TurnsAccepted(ResponseBody):
@@ -594,13 +598,19 @@ class BatchStatus(ResponseBody):
     namespace: str = Field(description="the namespace the batch was written to")
     status: Literal["queued", "running", "done", "failed"] = Field(
         description="queued: accepted, waiting for a worker; running: the write tracks run (again after a retry); "
-        "done: every track ran; failed: the task gave up"
+        "done: every track ran (see `dead_lettered` for turns put aside); failed: the task gave up (its turns stay "
+        "pending and are queued again)"
     )
     turns: int = Field(description="how many turns the batch carried")
     created_at: str = Field(description="when the API accepted the batch (ISO 8601)")
     started_at: str | None = Field(None, description="when a worker last started the batch's task")
     finished_at: str | None = Field(None, description="when the batch was done or failed")
     report: dict[str, Any] | None = Field(None, description="the ingest report (when done)")
+    dead_lettered: list[str] | None = Field(
+        None,
+        description="done, but these turns (dead-letter ids: their node ids) could not be written and were put "
+        "aside (GET /v1/namespaces/{ns}/dead-letters); every other turn of the batch was written",
+    )
     error: str | None = Field(None, description="why the batch failed (when failed)")
 
     model_config = ConfigDict(json_schema_extra={"examples": [{
@@ -608,6 +618,36 @@ class BatchStatus(ResponseBody):
         "created_at": "2026-12-01T09:30:00+00:00", "started_at": "2026-12-01T09:30:00.120000+00:00",
         "finished_at": "2026-12-01T09:30:01.410000+00:00", "report": {"turns": 2},
     }]})  # fmt: skip
+
+
+# -- dead letters ----------------------------------------------------------------------------------
+
+
+class DeadLetterResponse(ResponseBody):
+    """A turn the write tracks could not write, put aside with why."""
+
+    id: str = Field(description="the dead letter's id: the turn's node id (`dialogue:…`), or `unreadable:…` for a "
+                    "stored record that names none")  # fmt: skip
+    error: str = Field(description="the class of the error the last try met (e.g. `ClientError`, `ValueError`)")
+    message: str = Field(description="the error's message (at most 500 characters)")
+    attempts: int = Field(description="how many times the turn's write was tried (its batch's try included)")
+    failed_at: str = Field(description="when it was put aside (ISO 8601)")
+    batch_id: str | None = Field(None, description="the task (batch) that put it aside")
+    turn: dict[str, Any] = Field(description="the turn as it was stored when accepted (`unreadable`: the raw text)")
+
+
+class DeadLetterList(ResponseBody):
+    """The namespace's dead letters, oldest first."""
+
+    dead_letters: list[DeadLetterResponse] = Field(description="the turns put aside")
+
+
+class DeadLetterReplayed(ResponseBody):
+    """202: the turn is pending again and a new batch writes it."""
+
+    id: str = Field(description="the replayed dead letter's id (it is gone from the list)")
+    batch_id: str = Field(description="the new batch that writes the turn")
+    status_url: str = Field(description="the path of the new batch's status")
 
 
 # -- circuit breaker and context builder ------------------------------------------------------------

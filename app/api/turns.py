@@ -8,7 +8,6 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from functools import partial
 from typing import Annotated, Any
 
 import kombu.exceptions
@@ -22,6 +21,7 @@ from app.api.responses import BatchStatus, TurnsAccepted, TurnsIngested
 from app.api.schemas import TurnsBody
 from app.domain.turns import dialogue_id
 from app.errors import EngineUnavailable
+from app.runtime import Runtime
 from app.stores.hot import UNAVAILABLE_ERRORS as REDIS_UNAVAILABLE_ERRORS
 
 router = APIRouter(prefix="/v1/namespaces", tags=["write path"], route_class=JsonBodyRoute)
@@ -52,23 +52,13 @@ async def post_turns(
     turns = [turn.to_domain(now, access.caller.agent_id) for turn in body.turns]
     node_ids = [dialogue_id(t.session_id, t.turn_id) for t in turns]
     new = await run_in_threadpool(runtime.hot_window.add, ns, turns, node_ids)
-    from jobs.tasks import ingest_turns
-
     # The batch id is the ingest task's id; its record exists before the task is queued, so a
     # worker always finds it and a 202 always has a readable batch.
     batch_id = str(uuid.uuid4())
     await run_in_threadpool(runtime.batches.queued, ns, batch_id, len(turns), now)
-    with broker_unavailable():  # the turns are in the hot window; a retry stores nothing twice
-        task = await run_in_threadpool(
-            partial(
-                ingest_turns.apply_async,
-                (ns, [t.key for t in turns]),
-                {"request_id": getattr(request.state, "request_id", None)},
-                task_id=batch_id,
-            )
-        )
+    await run_in_threadpool(queue_ingest, runtime, ns, [t.key for t in turns], batch_id, request)
     result: dict[str, Any] = {
-        "task_id": task.id,
+        "task_id": batch_id,
         "batch_id": batch_id,
         "status_url": request.app.url_path_for("get_batch", ns=ns, batch_id=batch_id),
         "turns": [
@@ -77,10 +67,26 @@ async def post_turns(
         ],
     }
     if body.wait:
+        from jobs.tasks import ingest_turns
+
         with broker_unavailable():  # the result backend is the same Redis
-            result["report"] = await _wait_for(task)
+            result["report"] = await _wait_for(ingest_turns.AsyncResult(batch_id))
         response.status_code = status.HTTP_200_OK
     return result
+
+
+def queue_ingest(runtime: Runtime, ns: str, keys: list[str], batch_id: str, request: Request) -> None:
+    """Queue the ingest task `batch_id` for the pending `keys`, claimed for it first: the
+    `resume_pending` job leaves them to it for `HIPPOGRAPH_PENDING_RESUME_AFTER` (it may wait in a
+    backlog), then takes them for a new task if it has not claimed them itself by then (the message
+    was lost). Also the replay of a dead letter."""
+    from jobs.tasks import ingest_turns
+
+    runtime.hot_window.claim(ns, keys, batch_id, runtime.settings.pending_resume_after_s, time.time())
+    with broker_unavailable():  # the turns are in the hot window; a retry stores nothing twice
+        ingest_turns.apply_async(
+            (ns, keys), {"request_id": getattr(request.state, "request_id", None)}, task_id=batch_id
+        )
 
 
 BatchIdPath = Annotated[str, Path(description="the `batch_id` of a POST …/turns answer")]

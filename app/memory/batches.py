@@ -1,6 +1,7 @@
 """What became of a write batch sent without `wait`: queued when the API accepts its turns,
-running while the ingest task runs (again after a retry), done with the ingest report, or failed
-with the reason once the task gives up. The batch id is the Celery id of the batch's ingest task.
+running while the ingest task runs (again after a retry), done with the ingest report (and the
+dead letters of turns that could not be written, the others were), or failed with the reason once
+the task gives up. The batch id is the Celery id of the batch's ingest task.
 """
 
 from __future__ import annotations
@@ -59,4 +60,6 @@ class Batches:
                 status[name] = record[name]
         if "report" in record:
             status["report"] = json.loads(record["report"])
+            if dead := status["report"].get("dead_lettered"):
+                status["dead_lettered"] = dead
         return status

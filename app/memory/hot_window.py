@@ -5,6 +5,13 @@ turn that is already there changes nothing (HSETNX), which makes the turns API i
 window keeps the newest `max_turns` turns; the graph holds everything. Until the write tracks have
 run, a turn also waits in a `pending` hash that is never trimmed, so a burst larger than the window
 cannot evict turns before they are ingested.
+
+A pending turn is claimed by the task that will write it (`claims`: turn key -> owner and expiry):
+the API claims a batch's turns for its task when it queues it, the task claims them again (a
+lease it renews while it runs) and skips a turn another live task holds. A pending turn with no
+live claim has lost its task (the task gave up, the process died, the message was lost): the
+`resume_pending` job queues it again (jobs/tasks.py). So a turn is written by one task at a time,
+however often it is queued.
 """
 
 from __future__ import annotations
@@ -25,6 +32,39 @@ from app.domain.turns import Turn
 from app.stores.hot import namespace_key
 
 DEFAULT_MAX_TURNS = 5000
+
+# Claims the keys (ARGV[3:]) still pending (KEYS[1]) for owner ARGV[1] until ARGV[2] (epoch seconds)
+# in the claims hash (KEYS[2]): each one unclaimed, held by the same owner or whose claim expired
+# (an owner that died). Returns the keys claimed; a key held by another live owner is skipped.
+_CLAIM = """
+local claimed = {}
+local now = tonumber(ARGV[3])
+for i = 4, #ARGV do
+  local key = ARGV[i]
+  if redis.call('hexists', KEYS[1], key) == 1 then
+    local held = redis.call('hget', KEYS[2], key)
+    local owner, expiry = nil, nil
+    if held then owner, expiry = string.match(held, '^(%S+) (%S+)$') end
+    if not held or owner == ARGV[1] or tonumber(expiry) <= now then
+      redis.call('hset', KEYS[2], key, ARGV[1] .. ' ' .. ARGV[2])
+      claimed[#claimed + 1] = key
+    end
+  end
+end
+return claimed
+"""
+# Drops the claims (KEYS[1]) on ARGV[2:] that owner ARGV[1] holds.
+_RELEASE = """
+local released = 0
+for i = 2, #ARGV do
+  local held = redis.call('hget', KEYS[1], ARGV[i])
+  if held and string.match(held, '^(%S+) ') == ARGV[1] then
+    redis.call('hdel', KEYS[1], ARGV[i])
+    released = released + 1
+  end
+end
+return released
+"""
 
 
 def _encode(turn: Turn, node_id: str, seq: int) -> str:
@@ -73,7 +113,8 @@ class HotWindow:
             namespace_key(namespace, "hot", "seq"),
         )
 
-    def _pending_key(self, namespace: str) -> str:
+    def pending_key(self, namespace: str) -> str:
+        """The hash of the namespace's turns waiting for the write tracks (turn key -> record)."""
         return namespace_key(namespace, "hot", "pending")
 
     def add(self, namespace: str, turns: Sequence[Turn], node_ids: Sequence[str]) -> list[bool]:
@@ -88,7 +129,7 @@ class HotWindow:
         for turn, new in zip(turns, added, strict=True):
             if new:
                 pipe.zadd(order, {turn.key: turn.timestamp.timestamp()})
-        pipe.hset(self._pending_key(namespace), mapping=self._records_of(namespace, turns))  # type: ignore[arg-type]
+        pipe.hset(self.pending_key(namespace), mapping=self._records_of(namespace, turns))  # type: ignore[arg-type]
         pipe.execute()
         self._trim(namespace)
         return added
@@ -109,19 +150,56 @@ class HotWindow:
 
     def pending(self, namespace: str, keys: Sequence[str]) -> list[tuple[Turn, dict[str, Any]]]:
         """The turns for `keys` still waiting for the write tracks (in that order)."""
+        return [decode_turn(raw) for _, raw in self.pending_records(namespace, keys)]
+
+    def pending_records(self, namespace: str, keys: Sequence[str]) -> list[tuple[str, str]]:
+        """(key, stored record) of the turns for `keys` still waiting for the write tracks (in that
+        order), undecoded: the write path decodes them one by one, so one unreadable record is put
+        aside alone (app/memory/batch_writer.py)."""
         if not keys:
             return []
-        raws = self.client.hmget(self._pending_key(namespace), list(keys))
-        return [decode_turn(str(raw)) for raw in raws if raw]  # type: ignore[union-attr]
+        raws = self.client.hmget(self.pending_key(namespace), list(keys))
+        return [(key, str(raw)) for key, raw in zip(keys, raws, strict=True) if raw]  # type: ignore[arg-type]
 
     def pending_keys(self, namespace: str) -> list[str]:
         """Every turn of the namespace still waiting for the write tracks."""
-        return sorted(str(key) for key in self.client.hkeys(self._pending_key(namespace)))  # type: ignore[union-attr]
+        return sorted(str(key) for key in self.client.hkeys(self.pending_key(namespace)))  # type: ignore[union-attr]
 
     def ingested(self, namespace: str, keys: Sequence[str]) -> None:
         """The write tracks have run for `keys`: they stop waiting (they stay in the window)."""
         if keys:
-            self.client.hdel(self._pending_key(namespace), *keys)
+            pipe = self.client.pipeline(transaction=True)
+            pipe.hdel(self.pending_key(namespace), *keys)
+            pipe.hdel(self.claims_key(namespace), *keys)
+            pipe.execute()
+
+    def claims_key(self, namespace: str) -> str:
+        """The hash of the pending turns' claims (turn key -> "owner expiry")."""
+        return namespace_key(namespace, "hot", "claims")
+
+    def claim(self, namespace: str, keys: Sequence[str], owner: str, lease_s: float, now: float) -> list[str]:
+        """Claim the pending `keys` for `owner` until `now + lease_s` (epoch seconds); returns the keys
+        claimed (in order): a key another owner holds until later is not, nor one no longer pending."""
+        if not keys:
+            return []
+        args = [owner, repr(now + lease_s), repr(now), *keys]
+        claimed = self.client.eval(_CLAIM, 2, self.pending_key(namespace), self.claims_key(namespace), *args)
+        return [str(key) for key in claimed]  # type: ignore[union-attr]
+
+    def release(self, namespace: str, keys: Sequence[str], owner: str) -> int:
+        """Drop `owner`'s claims on `keys` (its task gave up): they wait for the next resume."""
+        if not keys:
+            return 0
+        return int(self.client.eval(_RELEASE, 1, self.claims_key(namespace), owner, *keys))  # type: ignore[arg-type]
+
+    def unclaimed(self, namespace: str, now: float) -> list[str]:
+        """The pending keys no live task holds (unclaimed, or the claim expired), sorted."""
+        pipe = self.client.pipeline(transaction=False)
+        pipe.hkeys(self.pending_key(namespace))
+        pipe.hgetall(self.claims_key(namespace))
+        keys, claims = pipe.execute()
+        live = {str(key) for key, held in claims.items() if float(str(held).rsplit(" ", 1)[1]) > now}
+        return sorted(str(key) for key in keys if str(key) not in live)
 
     def search(self, namespace: str, query: str, limit: int = 10, scan: int = 50) -> WindowSearch:
         """The newest `scan` turns plus every turn still pending, sharing words (or Chinese bigrams)
@@ -131,7 +209,7 @@ class HotWindow:
         order, records, _ = self._keys(namespace)
         pipe = self.client.pipeline(transaction=False)
         pipe.zrevrange(order, 0, scan - 1)
-        pipe.hgetall(self._pending_key(namespace))
+        pipe.hgetall(self.pending_key(namespace))
         newest_keys, pending = pipe.execute()
         newest = [str(key) for key in newest_keys]
         raws = dict(zip(newest, self.client.hmget(records, newest), strict=True)) if newest else {}

@@ -62,6 +62,17 @@ class IngestReport:
     events: int = 0
     semantic_edges: int = 0
     seconds_by_stage: dict[str, float] = field(default_factory=dict)
+    # Ids of the dead letters the batch's unwritable turns became (app/memory/batch_writer.py).
+    dead_lettered: list[str] = field(default_factory=list)
+
+    def add(self, other: IngestReport) -> None:
+        """Count `other` (a part of the same batch, written on its own) into this report."""
+        for name in ("turns", "dialogues_created", "facts_created", "facts_superseded", "inferences",
+                     "inferences_withdrawn", "events", "semantic_edges"):  # fmt: skip
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        for stage, seconds in other.seconds_by_stage.items():
+            self.seconds_by_stage[stage] = self.seconds_by_stage.get(stage, 0.0) + seconds
+        self.dead_lettered += other.dead_lettered
 
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:
@@ -160,6 +171,10 @@ class Ingestor:
         report = IngestReport(turns=len(batch))
         ordered = sorted(batch, key=lambda item: (item.turn.timestamp, item.seq))
         rows = [self._turn_row(item, now) for item in ordered]
+        with report.stage("facts+inferences"):
+            # Extraction first (pure Python), before anything is written: a turn it refuses (a
+            # blank speaker) or trips over (a bug) fails its batch with nothing of it written.
+            extracted = [found for item in ordered if (found := self._facts(item.turn))]
         # Every turn of the batch is (re)indexed, not only the new ones: a task re-delivered after a
         # crash between the graph write and the vectors must still produce the vectors. The turns'
         # vector work runs in the background beside the graph statements (`SemanticIndexer.index_ahead`).
@@ -169,9 +184,8 @@ class Ingestor:
         with report.stage("dialogues"):
             self._dialogues(namespace, rows, now, report)
         with report.stage("facts+inferences"):
-            # Extraction first, then one transaction for the whole batch (one commit, not one per turn);
-            # turns are applied in order, so a later value supersedes an earlier one within the batch.
-            extracted = [found for item in ordered if (found := self._facts(item.turn))]
+            # One transaction for the whole batch (one commit, not one per turn); turns are applied
+            # in order, so a later value supersedes an earlier one within the batch.
             if extracted:
                 to_index += self._write_facts(namespace, extracted, now, report)
         with report.stage("temporal"):
