@@ -392,7 +392,7 @@ class TaskSuspension(ResponseBody):
 
 
 class TaskContext(ResponseBody):
-    """What a resumed task continues with (a stand-in for the context builder)."""
+    """What a resumed task continues with: its tree and its memories by restored activation."""
 
     tree: TaskNode = Field(description="the task tree now (statuses restored)")
     cards: list[MemoryCard] = Field(

@@ -1,8 +1,8 @@
 """The context a resumed task continues with: its tree, and the memory cards of the memories its
 tasks are about (`related_ids`), most activated first, within a token budget when one is given.
 
-A small stand-in: the context builder (`POST …/context`, issue 19, built separately) is meant to
-replace it; resume calls only `task_context`, so the swap touches one call.
+Not the goal-driven context builder (`app/context/builder.py`): a resumed tree has no query to
+recall with, and continues with exactly the memories it was about (docs/architecture.md, Tasks).
 """
 
 from __future__ import annotations
