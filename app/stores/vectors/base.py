@@ -3,6 +3,11 @@
 One collection holds every namespace (Qdrant's multitenancy pattern): each point carries
 `namespace` and `node_id` in its payload and every call filters on the namespace. The point id is a
 UUID derived from (namespace, node id), so upserting the same node twice replaces its vector.
+
+A node whose text is longer than the embedding model's window has one point per passage
+(`app/domain/passages.py`): the first keeps the node's point id, passage i > 0 has an id derived
+from (namespace, node id, i) and `passage: i` in its payload. Searches return one hit per node (its
+best passage) and deletes remove every point of a node (by `node_id`, a payload index).
 """
 
 from __future__ import annotations
@@ -18,13 +23,19 @@ _POINT_ID_NAMESPACE = uuid.UUID("6f1d4c52-9a57-4a43-9d1c-7d5b3f0e2a11")
 
 NAMESPACE_KEY = "namespace"
 NODE_ID_KEY = "node_id"
+PASSAGE_KEY = "passage"
+
+# Hits fetched per hit returned, so that the passages of one node do not crowd out other nodes; a
+# search still short of `limit` distinct nodes after that asks again for more.
+OVERFETCH = 2
 
 # Equality filters on payload keys: a value matches exactly, a sequence matches any of its values.
 PayloadMatch = Mapping[str, str | int | bool | Sequence[str]]
 
 
-def point_id(namespace: str, node_id: str) -> str:
-    return str(uuid.uuid5(_POINT_ID_NAMESPACE, f"{namespace}\x1f{node_id}"))
+def point_id(namespace: str, node_id: str, passage: int = 0) -> str:
+    key = f"{namespace}\x1f{node_id}" + (f"\x1f{passage}" if passage else "")
+    return str(uuid.uuid5(_POINT_ID_NAMESPACE, key))
 
 
 @dataclass(frozen=True)
@@ -32,6 +43,7 @@ class VectorRecord:
     node_id: str
     vector: Sequence[float]
     payload: Mapping[str, Any] = field(default_factory=dict)
+    passage: int = 0  # which passage of the node's text (0: the node's own point)
 
 
 @dataclass(frozen=True)
@@ -46,7 +58,8 @@ class VectorDimensionError(ValueError):
 
 
 class VectorStore(ABC):
-    """Namespace-scoped cosine search over one vector per memory node."""
+    """Namespace-scoped cosine search over the vectors of memory nodes (one per node, or one per
+    passage of a long text), answering with nodes."""
 
     backend: str
 
@@ -58,7 +71,8 @@ class VectorStore(ABC):
             raise VectorDimensionError(
                 f"vector for {record.node_id} has {len(record.vector)} dimensions, expected {self.dimension}"
             )
-        return {**record.payload, NAMESPACE_KEY: namespace, NODE_ID_KEY: record.node_id}
+        passage = {PASSAGE_KEY: record.passage} if record.passage else {}
+        return {**record.payload, **passage, NAMESPACE_KEY: namespace, NODE_ID_KEY: record.node_id}
 
     @abstractmethod
     def upsert(self, namespace: str, records: Sequence[VectorRecord]) -> None: ...
@@ -71,9 +85,19 @@ class VectorStore(ABC):
     def search_many(
         self, namespace: str, vectors: Sequence[Sequence[float]], limit: int, match: PayloadMatch | None = None
     ) -> list[list[VectorHit]]:
-        """The hits of each vector, in order, from one call to the engine (the write path searches
-        the neighbours of a whole batch at once)."""
-        return self._search_batch(namespace, vectors, limit, match) if vectors else []
+        """The `limit` best nodes of each vector (a node scored by its best passage), in order, from
+        one call to the engine (the write path searches the neighbours of a whole batch at once)."""
+        results: list[list[VectorHit]] = [[] for _ in vectors]
+        pending, fetch = list(range(len(vectors))), OVERFETCH * limit
+        while pending:
+            found = self._search_batch(namespace, [vectors[i] for i in pending], fetch, match)
+            short = []
+            for index, hits in zip(pending, found, strict=True):
+                results[index] = best_per_node(hits)[:limit]
+                if len(results[index]) < limit and len(hits) == fetch:  # passages crowded out nodes
+                    short.append(index)
+            pending, fetch = short, 4 * fetch
+        return results
 
     @abstractmethod
     def _search_batch(
@@ -91,7 +115,8 @@ class VectorStore(ABC):
         ]
 
     @abstractmethod
-    def delete(self, namespace: str, node_ids: Sequence[str]) -> None: ...
+    def delete(self, namespace: str, node_ids: Sequence[str]) -> None:
+        """Every point of these nodes (all their passages)."""
 
     @abstractmethod
     def delete_namespace(self, namespace: str) -> None: ...
@@ -111,3 +136,14 @@ class VectorStore(ABC):
 
     @abstractmethod
     def close(self) -> None: ...
+
+
+def best_per_node(hits: Sequence[VectorHit]) -> list[VectorHit]:
+    """The first (best) hit of each node, in order: a node's passages count once, by their best score."""
+    seen: set[str] = set()
+    best = []
+    for hit in hits:
+        if hit.node_id not in seen:
+            seen.add(hit.node_id)
+            best.append(hit)
+    return best
