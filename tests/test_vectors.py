@@ -11,7 +11,7 @@ import pytest
 from qdrant_client import QdrantClient
 
 from app.stores.vectors import VectorRecord, VectorStore
-from app.stores.vectors.base import VectorDimensionError, point_id
+from app.stores.vectors.base import PASSAGE_DISCOUNT, VectorDimensionError, point_id
 from app.stores.vectors.qdrant_edge import EdgeVectorStore
 from app.stores.vectors.qdrant_server import QdrantClientVectorStore
 
@@ -104,9 +104,11 @@ def test_a_nodes_passages_answer_as_one_node_and_are_deleted_with_it(
     store.upsert(f"{namespace}-other", long_turn)
     assert store.count(namespace) == 3
 
-    hits = store.search(namespace, embedder.embed(["which car do I drive"])[0], limit=2)
+    query = embedder.embed(["which car do I drive"])[0]
+    hits = store.search(namespace, query, limit=2)
     assert [h.node_id for h in hits] == ["dialogue:long", "knowledge:berlin"]  # by its second passage
-    assert hits[0].payload["passage"] == 1 and hits[0].score > 0.5
+    cosine = sum(a * b for a, b in zip(car, query, strict=True))
+    assert hits[0].payload["passage"] == 1 and hits[0].score == pytest.approx(cosine - PASSAGE_DISCOUNT, abs=1e-4)
     first = store.search(namespace, tea, limit=1)[0]
     assert first.node_id == "dialogue:long" and "passage" not in first.payload  # the node's own point
 

@@ -457,7 +457,8 @@ def test_a_long_turn_is_embedded_as_passages_found_by_its_tail_and_forgotten_who
     assert _post(api, namespace, [_turn("s1", "s1:1", "Alice", LONG_TURN, S1)]).status_code == 200
     turn = dialogue_id("s1", "s1:1")
     [parts] = runtime.semantic.passages_of([NodeText(turn, "Dialogue", LONG_TURN, prefix="Alice: ")])
-    assert len(parts) >= 2 and parts[0].startswith("Alice: On day 0 ") and parts[-1].endswith("shelter in Porto.")
+    assert len(parts) >= 2 and all(part.startswith("Alice: On day ") for part in parts)
+    assert parts[-1].endswith("from the shelter in Porto.")
     query = runtime.embedder.embed(["Which dog did Alice adopt?"])[0]
     hits = runtime.vectors.search(namespace, query, limit=5)
     assert hits[0].node_id == turn and hits[0].payload["passage"] == len(parts) - 1

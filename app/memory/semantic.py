@@ -34,8 +34,11 @@ class SemanticLinking:
     max_neighbours: int = 3
 
 
-# Passages after the first start with the last sentence of the one before (measured: docs/benchmarks.md).
-PASSAGE_OVERLAP = 0
+# Word pieces per passage: all-MiniLM-L6-v2 was trained on texts of at most 128, and a shorter
+# passage dilutes a sentence less in the mean pooling. No overlap (measured: docs/benchmarks.md).
+# Every passage carries the "speaker: " prefix: what a passage says is still the speaker's, and a
+# query naming the speaker matched the first passage only when only it had the name.
+PASSAGE_TOKENS = 128
 
 
 @dataclass(frozen=True)
@@ -46,7 +49,7 @@ class NodeText:
     # A node drawn from the whole of another node of the same batch (a fact or event stated by a
     # one-sentence turn) shares that node's vector instead of embedding a near-copy of its text.
     vector_of: str | None = None
-    # Embedded before the text ("speaker: " of a turn); passages after the first go without it.
+    # Embedded before the text, and before each passage of a long one ("speaker: " of a turn).
     prefix: str = ""
 
 
@@ -102,15 +105,16 @@ class SemanticIndexer:
         return own
 
     def passages_of(self, nodes: Sequence[NodeText]) -> list[list[str]]:
-        """The texts to embed for each node: its prefixed text, or its passages when that is longer
-        than the model's window."""
+        """The texts to embed for each node: its prefixed text, or, when that is longer than the
+        model's window, its passages of at most `PASSAGE_TOKENS`."""
         whole = [node.prefix + node.text for node in nodes]
         if not self.embed_passages:
             return [[text] for text in whole]
         window, count = self.embedder.window, self.embedder.token_counts
+        size = min(window, PASSAGE_TOKENS)
         return [
-            [text] if size <= window else passages(node.text, count, window, node.prefix, PASSAGE_OVERLAP)
-            for node, text, size in zip(nodes, whole, count(whole), strict=True)
+            [text] if tokens <= window else passages(node.text, count, size, node.prefix, prefix_every=True)
+            for node, text, tokens in zip(nodes, whole, count(whole), strict=True)
         ]
 
     def close(self) -> None:

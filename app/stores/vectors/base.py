@@ -28,6 +28,10 @@ PASSAGE_KEY = "passage"
 # Hits fetched per hit returned, so that the passages of one node do not crowd out other nodes; a
 # search still short of `limit` distinct nodes after that asks again for more.
 OVERFETCH = 2
+# Subtracted from the cosine of a passage after a node's first: a long text has many passages, and
+# the best of many scores is a chance match more often than one text's single score is
+# (docs/benchmarks.md: without it long pasted documents displaced short answer turns).
+PASSAGE_DISCOUNT = 0.05
 
 # Equality filters on payload keys: a value matches exactly, a sequence matches any of its values.
 PayloadMatch = Mapping[str, str | int | bool | Sequence[str]]
@@ -139,11 +143,12 @@ class VectorStore(ABC):
 
 
 def best_per_node(hits: Sequence[VectorHit]) -> list[VectorHit]:
-    """The first (best) hit of each node, in order: a node's passages count once, by their best score."""
-    seen: set[str] = set()
-    best = []
+    """The best hit of each node, best first: a node's passages count once, by their best score,
+    passages after the first less `PASSAGE_DISCOUNT`."""
+    best: dict[str, VectorHit] = {}
     for hit in hits:
-        if hit.node_id not in seen:
-            seen.add(hit.node_id)
-            best.append(hit)
-    return best
+        if hit.payload.get(PASSAGE_KEY):
+            hit = VectorHit(hit.node_id, hit.score - PASSAGE_DISCOUNT, hit.payload)
+        if hit.node_id not in best or hit.score > best[hit.node_id].score:
+            best[hit.node_id] = hit
+    return sorted(best.values(), key=lambda hit: -hit.score)
