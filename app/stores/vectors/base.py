@@ -25,9 +25,10 @@ NAMESPACE_KEY = "namespace"
 NODE_ID_KEY = "node_id"
 PASSAGE_KEY = "passage"
 
-# Hits fetched per hit returned, so that the passages of one node do not crowd out other nodes; a
-# search still short of `limit` distinct nodes after that asks again for more.
-OVERFETCH = 2
+# A search whose `limit` hits hold fewer than `limit` nodes (passages of one node crowd out others)
+# asks again for this many times more hits. A search meeting no passage is the engine's own query,
+# unchanged; a node scored by a discounted passage near the limit may rank slightly off.
+REFETCH = 4
 # Subtracted from the cosine of a passage after a node's first: a long text has many passages, and
 # the best of many scores is a chance match more often than one text's single score is
 # (docs/benchmarks.md: without it long pasted documents displaced short answer turns).
@@ -92,7 +93,7 @@ class VectorStore(ABC):
         """The `limit` best nodes of each vector (a node scored by its best passage), in order, from
         one call to the engine (the write path searches the neighbours of a whole batch at once)."""
         results: list[list[VectorHit]] = [[] for _ in vectors]
-        pending, fetch = list(range(len(vectors))), OVERFETCH * limit
+        pending, fetch = list(range(len(vectors))), limit
         while pending:
             found = self._search_batch(namespace, [vectors[i] for i in pending], fetch, match)
             short = []
@@ -100,7 +101,7 @@ class VectorStore(ABC):
                 results[index] = best_per_node(hits)[:limit]
                 if len(results[index]) < limit and len(hits) == fetch:  # passages crowded out nodes
                     short.append(index)
-            pending, fetch = short, 4 * fetch
+            pending, fetch = short, REFETCH * fetch
         return results
 
     @abstractmethod
