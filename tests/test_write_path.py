@@ -453,6 +453,7 @@ LONG_TURN = " ".join(
 def test_a_long_turn_is_embedded_as_passages_found_by_its_tail_and_forgotten_whole(
     api, runtime, worker, namespace
 ) -> None:
+    runtime.semantic.embed_passages = True  # HIPPOGRAPH_EMBED_PASSAGES
     api.put(f"/v1/namespaces/{namespace}")
     assert _post(api, namespace, [_turn("s1", "s1:1", "Alice", LONG_TURN, S1)]).status_code == 200
     turn = dialogue_id("s1", "s1:1")
@@ -472,3 +473,16 @@ def test_a_long_turn_is_embedded_as_passages_found_by_its_tail_and_forgotten_who
     assert turn not in {h.node_id for h in runtime.vectors.search(namespace, query, limit=50)}
     assert api.delete(f"/v1/namespaces/{namespace}").status_code == 200
     assert runtime.vectors.count(namespace) == 0
+
+
+def test_without_passages_a_long_turn_has_one_vector_of_its_head(api, runtime, worker, namespace) -> None:
+    assert runtime.semantic.embed_passages is False  # the default
+    api.put(f"/v1/namespaces/{namespace}")
+    assert _post(api, namespace, [_turn("s1", "s1:1", "Alice", LONG_TURN, S1)]).status_code == 200
+    turn = dialogue_id("s1", "s1:1")
+    assert runtime.semantic.passages_of([NodeText(turn, "Dialogue", LONG_TURN, prefix="Alice: ")]) == [
+        [f"Alice: {LONG_TURN}"]
+    ]
+    points = runtime.vectors.count(namespace)
+    assert api.delete(f"/v1/namespaces/{namespace}/nodes/{turn}").status_code == 204
+    assert runtime.vectors.count(namespace) == points - 1

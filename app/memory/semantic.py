@@ -79,7 +79,7 @@ class SemanticIndexer:
         vectors: VectorStore,
         embedder: Embedder,
         linking: SemanticLinking,
-        embed_passages: bool = True,
+        embed_passages: bool = False,
     ) -> None:
         self.graph = graph
         self.vectors = vectors
