@@ -31,7 +31,7 @@ PASSAGE_KEY = "passage"
 REFETCH = 4
 # Subtracted from the cosine of a passage after a node's first: a long text has many passages, and
 # the best of many scores is a chance match more often than one text's single score is
-# (docs/benchmarks.md: without it long pasted documents displaced short answer turns).
+# (docs/benchmarks.md: a long pasted document displaced a short answer turn through one passage).
 PASSAGE_DISCOUNT = 0.05
 
 # Equality filters on payload keys: a value matches exactly, a sequence matches any of its values.
