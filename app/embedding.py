@@ -48,6 +48,12 @@ class OnnxEncoder:
         self.tokenizer = Tokenizer.from_file(str(exported.tokenizer_path))
         self.tokenizer.no_padding()  # padded here per batch, to the batch's longest text
         self.tokenizer.enable_truncation(exported.max_seq_length)
+        # The word pieces a text has, however long (`token_counts`; passages are cut to `window`).
+        self.counter = Tokenizer.from_file(str(exported.tokenizer_path))
+        self.counter.no_padding()
+        self.counter.no_truncation()
+        special = self.tokenizer.post_processor.num_special_tokens_to_add(False) if self.tokenizer.post_processor else 0
+        self.window = exported.max_seq_length - special
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads  # 0 = one per physical core
         # No busy-waiting between operators: on 2 cores a spinning thread steals the CPU that
@@ -55,10 +61,18 @@ class OnnxEncoder:
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.session = ort.InferenceSession(str(exported.onnx_path), options, providers=["CPUExecutionProvider"])
 
+    def _prepared(self, texts: Sequence[str]) -> list[str]:
+        return [text.strip().lower() if self.exported.do_lower_case else text.strip() for text in texts]
+
+    def token_counts(self, texts: Sequence[str]) -> list[int]:
+        """Word pieces of each text as the model would read it untruncated, without special tokens."""
+        # One text at a time: `encode_batch` costs ~3 ms a call in thread hand-offs on 2 busy cores,
+        # and passages count many small batches (a text's sentences, a long sentence's words).
+        return [len(self.counter.encode(text, add_special_tokens=False).ids) for text in self._prepared(texts)]
+
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Unit vectors, one row per text, in order. ONNX Runtime sessions are thread-safe."""
-        prepared = [text.strip().lower() if self.exported.do_lower_case else text.strip() for text in texts]
-        encodings = self.tokenizer.encode_batch(prepared)
+        encodings = self.tokenizer.encode_batch(self._prepared(texts))
         vectors = np.zeros((len(texts), self.exported.dimension), dtype=np.float32)
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
         for start, end in batch_bounds([len(encodings[i].ids) for i in order], MAX_BATCH_ROWS, BATCH_TOKENS):
@@ -111,10 +125,14 @@ class Embedder:
         self.model_path = model_path
         self.encoder = OnnxEncoder(ensure_exported(model_path, cache_dir, precision))
         self.dimension: int = self.encoder.exported.dimension
+        self.window: int = self.encoder.window  # word pieces the model reads of a text (`passages`)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Embedder:
         return cls(resolve_model_path(settings.embedding_model), settings.model_cache_dir, settings.embedding_precision)
+
+    def token_counts(self, texts: Sequence[str]) -> list[int]:
+        return self.encoder.token_counts(texts) if texts else []
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:

@@ -79,6 +79,7 @@ class Runtime:
             self.vectors,
             self.embedder,
             SemanticLinking(self.settings.semantic_threshold, self.settings.semantic_max_neighbours),
+            self.settings.embed_passages,
         )
         self.nodes = MemoryNodes(
             self.graph,

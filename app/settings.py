@@ -46,6 +46,10 @@ class Settings(BaseSettings):
     # int8: the export's weights quantized (about twice as fast on a CPU, cosine ~0.99 to the exact
     # vectors, benchmark recall within noise: app/embedding_export.py); fp32: the exact model.
     embedding_precision: Precision = Field("int8", alias="EMBEDDING_PRECISION")
+    # On: a text longer than the model's window (256 word pieces for MiniLM) is embedded as passages
+    # of whole sentences, one vector each, searched as one node (app/domain/passages.py). Off (the
+    # default: it cost LongMemEval dev top-10 recall, docs/benchmarks.md): by its head only.
+    embed_passages: bool = Field(False, alias="HIPPOGRAPH_EMBED_PASSAGES")
     # Where the model's ONNX export is kept (app/embedding_export.py); default ~/.cache/hippograph/models.
     model_cache: Path | None = Field(None, alias="HIPPOGRAPH_MODEL_CACHE")
 

@@ -101,3 +101,24 @@ def test_pruning_reaches_the_low_water_mark_and_spares_protected_nodes(runtime, 
     assert report.deleted_edges == 1  # the weak ASSOCIATION (0.0505 decays below the 0.05 floor in 7 h)
     assert len(_activations(cypher, other)) == 24 and runtime.vectors.count(other) == 24
     assert runtime.forgetting.prune(namespace).deleted_nodes == 0  # under capacity now
+
+
+def test_pruning_deletes_every_passage_vector_of_a_long_node(runtime, namespace) -> None:
+    runtime.semantic.embed_passages = True  # HIPPOGRAPH_EMBED_PASSAGES
+    other = f"{namespace}-other"
+    runtime.namespaces.put(namespace, capacity=2, low_water_ratio=0.5)
+    runtime.namespaces.put(other, capacity=100)
+    long_content = " ".join(f"Item {i} of the packing list is a spare battery for camera {i}." for i in range(40))
+    for ns in (namespace, other):
+        for key in ("a", "b"):
+            memory = NewMemory(type=NodeType.KNOWLEDGE, label=key, content=long_content,
+                               importance=Importance.TRIVIAL, id=f"knowledge:{key}")  # fmt: skip
+            runtime.nodes.save(ns, memory, now=T0)
+        _save(runtime, ns, "kept", Importance.MUST_REMEMBER, T0)
+    per_node = runtime.vectors.count(other) // 2
+    assert per_node >= 3 and runtime.vectors.count(namespace) == 2 * per_node + 1
+    runtime.forgetting.decay(namespace, T0 + timedelta(hours=30))
+
+    assert runtime.forgetting.prune(namespace).deleted_nodes == 2
+    assert runtime.vectors.count(namespace) == 1  # the kept node's; no passage of a or b is left
+    assert runtime.vectors.count(other) == 2 * per_node + 1

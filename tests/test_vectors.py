@@ -11,7 +11,7 @@ import pytest
 from qdrant_client import QdrantClient
 
 from app.stores.vectors import VectorRecord, VectorStore
-from app.stores.vectors.base import VectorDimensionError, point_id
+from app.stores.vectors.base import PASSAGE_DISCOUNT, VectorDimensionError, point_id
 from app.stores.vectors.qdrant_edge import EdgeVectorStore
 from app.stores.vectors.qdrant_server import QdrantClientVectorStore
 
@@ -95,6 +95,41 @@ def test_payload_filters_and_delete(store: VectorStore, embedder, namespace: str
     assert [h.node_id for h in store.search(namespace, query, 10)] == ["knowledge:car"]
 
 
+def test_a_nodes_passages_answer_as_one_node_and_are_deleted_with_it(
+    store: VectorStore, embedder, namespace: str
+) -> None:
+    tea, car, berlin = embedder.embed([SENTENCES["tea"], SENTENCES["car"], SENTENCES["berlin"]])
+    long_turn = [VectorRecord("dialogue:long", v, {"type": "Dialogue"}, passage=i) for i, v in enumerate([tea, car])]
+    store.upsert(namespace, [*long_turn, VectorRecord("knowledge:berlin", berlin, {"type": "Knowledge"})])
+    store.upsert(f"{namespace}-other", long_turn)
+    assert store.count(namespace) == 3
+
+    query = embedder.embed(["which car do I drive"])[0]
+    hits = store.search(namespace, query, limit=2)
+    assert [h.node_id for h in hits] == ["dialogue:long", "knowledge:berlin"]  # by its second passage
+    cosine = sum(a * b for a, b in zip(car, query, strict=True))
+    assert hits[0].payload["passage"] == 1 and hits[0].score == pytest.approx(cosine - PASSAGE_DISCOUNT, abs=1e-4)
+    first = store.search(namespace, tea, limit=1)[0]
+    assert first.node_id == "dialogue:long" and "passage" not in first.payload  # the node's own point
+
+    store.delete(namespace, ["dialogue:long"])
+    assert store.count(namespace) == 1 and store.count(f"{namespace}-other") == 2
+    assert [h.node_id for h in store.search(namespace, car, limit=5)] == ["knowledge:berlin"]
+    store.delete_namespace(f"{namespace}-other")
+    assert store.count(f"{namespace}-other") == 0
+
+
+def test_passages_of_one_node_do_not_crowd_others_out_of_the_limit(
+    store: VectorStore, embedder, namespace: str
+) -> None:
+    tea = embedder.embed([SENTENCES["tea"]])[0]
+    store.upsert(namespace, [VectorRecord("dialogue:tea", tea, passage=i) for i in range(9)])
+    store.upsert(namespace, _records(embedder, ["car", "berlin"]))
+    hits = store.search(namespace, tea, limit=3)
+    assert [h.node_id for h in hits][0] == "dialogue:tea" and len({h.node_id for h in hits}) == 3
+    assert [len(found) for found in store.search_many(namespace, [tea, tea], limit=2)] == [2, 2]
+
+
 def test_cross_lingual_text_is_stored_and_found(store: VectorStore, embedder, namespace: str) -> None:
     store.upsert(namespace, _records(embedder, ["chinese-tea", "car"]))
     hits = store.search(namespace, embedder.embed(["我每天早上喝绿茶"])[0], limit=1)
@@ -125,6 +160,26 @@ def test_point_ids_are_stable_and_namespace_scoped() -> None:
     assert point_id("a", "knowledge:1") == point_id("a", "knowledge:1")
     assert point_id("a", "knowledge:1") != point_id("b", "knowledge:1")
     assert str(uuid.UUID(point_id("a", "knowledge:1"))) == point_id("a", "knowledge:1")
+    # A node's first passage keeps the id every node had before passages (stored vectors stay
+    # addressable); its other passages have ids of their own.
+    assert point_id("a", "knowledge:1", 0) == "28f22be2-867d-5a51-b803-705461a4504d"
+    assert len({point_id("a", "knowledge:1", i) for i in range(3)}) == 3
+
+
+def test_an_edge_shard_made_before_the_node_id_index_gets_it(tmp_path: Path, embedder, namespace: str) -> None:
+    import qdrant_edge as edge
+
+    path = tmp_path / "shard"
+    path.mkdir()
+    params = edge.EdgeVectorParams(size=embedder.dimension, distance=edge.Distance.Cosine)
+    old = edge.EdgeShard.create(str(path), edge.EdgeConfig(vectors={"dense": params}))
+    old.update(edge.UpdateOperation.create_field_index("namespace", edge.PayloadSchemaType.Keyword))
+    old.close()
+    store = EdgeVectorStore(path, embedder.dimension)
+    try:
+        assert set(store.shard.info().payload_schema) == {"namespace", "node_id"}
+    finally:
+        store.close()
 
 
 def test_edge_optimize_indexes_the_shard_and_search_stays_exact(tmp_path: Path, namespace: str) -> None:

@@ -6,8 +6,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from app.domain.turns import Turn
+from app.domain.turns import Turn, dialogue_id
 from app.memory.ingest import SequencedTurn
+from app.memory.semantic import NodeText
 
 S1 = "2024-05-15T10:00:00+00:00"  # a Wednesday
 S2 = "2024-06-01T09:00:00+00:00"
@@ -447,3 +448,48 @@ def test_a_fact_stated_by_a_one_sentence_turn_shares_its_vector(api, runtime, cy
     assert hits[longer["id"]][1] is None  # drawn from one sentence of two: a vector of its own
     semantic = "MATCH (k:Memory {namespace: $ns, id: $id})-[r:SEMANTIC]-() RETURN count(r) AS n"
     assert cypher(semantic, ns=namespace, id=one_sentence["id"])[0]["n"] == 0
+
+
+
+LONG_TURN = " ".join(
+    [f"On day {i} of the trip I hiked another stretch of the coastal path and wrote notes about it." for i in range(13)]
+    + ["At the very end I adopted a three-legged greyhound called Biscuit from the shelter in Porto."]
+)
+
+
+def test_a_long_turn_is_embedded_as_passages_found_by_its_tail_and_forgotten_whole(
+    api, runtime, worker, namespace
+) -> None:
+    runtime.semantic.embed_passages = True  # HIPPOGRAPH_EMBED_PASSAGES
+    api.put(f"/v1/namespaces/{namespace}")
+    assert _post(api, namespace, [_turn("s1", "s1:1", "Alice", LONG_TURN, S1)]).status_code == 200
+    turn = dialogue_id("s1", "s1:1")
+    [parts] = runtime.semantic.passages_of([NodeText(turn, "Dialogue", LONG_TURN, prefix="Alice: ")])
+    assert len(parts) >= 2 and all(part.startswith("Alice: On day ") for part in parts)
+    assert parts[-1].endswith("from the shelter in Porto.")
+    query = runtime.embedder.embed(["Which dog did Alice adopt?"])[0]
+    hits = runtime.vectors.search(namespace, query, limit=5)
+    assert hits[0].node_id == turn and hits[0].payload["passage"] == len(parts) - 1
+    assert [h.node_id for h in hits].count(turn) == 1
+    head_only = sum(a * b for a, b in zip(runtime.embedder.embed([f"Alice: {LONG_TURN}"])[0], query, strict=True))
+    assert hits[0].score > head_only + 0.1  # the tail is past the window: a vector of the head misses it
+
+    points = runtime.vectors.count(namespace)
+    assert api.delete(f"/v1/namespaces/{namespace}/nodes/{turn}").status_code == 204
+    assert runtime.vectors.count(namespace) == points - len(parts)
+    assert turn not in {h.node_id for h in runtime.vectors.search(namespace, query, limit=50)}
+    assert api.delete(f"/v1/namespaces/{namespace}").status_code == 200
+    assert runtime.vectors.count(namespace) == 0
+
+
+def test_without_passages_a_long_turn_has_one_vector_of_its_head(api, runtime, worker, namespace) -> None:
+    assert runtime.semantic.embed_passages is False  # the default
+    api.put(f"/v1/namespaces/{namespace}")
+    assert _post(api, namespace, [_turn("s1", "s1:1", "Alice", LONG_TURN, S1)]).status_code == 200
+    turn = dialogue_id("s1", "s1:1")
+    assert runtime.semantic.passages_of([NodeText(turn, "Dialogue", LONG_TURN, prefix="Alice: ")]) == [
+        [f"Alice: {LONG_TURN}"]
+    ]
+    points = runtime.vectors.count(namespace)
+    assert api.delete(f"/v1/namespaces/{namespace}/nodes/{turn}").status_code == 204
+    assert runtime.vectors.count(namespace) == points - 1

@@ -89,8 +89,10 @@ class SequencedTurn:
     seq: int  # arrival order within the namespace: orders turns that share a timestamp
 
 
-def _dialogue_text(properties: dict[str, Any]) -> str:
-    return f"{properties['speaker']}: {properties['content']}"
+def _dialogue_text(row: dict[str, Any]) -> NodeText:
+    """A turn is embedded as "speaker: content"."""
+    properties = row["properties"]
+    return NodeText(row["id"], NodeType.DIALOGUE.value, properties["content"], prefix=f"{properties['speaker']}: ")
 
 
 def sentence_around(text: str, span: tuple[int, int]) -> str:
@@ -178,7 +180,7 @@ class Ingestor:
         # Every turn of the batch is (re)indexed, not only the new ones: a task re-delivered after a
         # crash between the graph write and the vectors must still produce the vectors. The turns'
         # vector work runs in the background beside the graph statements (`SemanticIndexer.index_ahead`).
-        dialogues = [NodeText(row["id"], NodeType.DIALOGUE.value, _dialogue_text(row["properties"])) for row in rows]
+        dialogues = [_dialogue_text(row) for row in rows]
         ahead = self.semantic.index_ahead(namespace, dialogues, now)
         to_index: list[NodeText] = []
         with report.stage("dialogues"):

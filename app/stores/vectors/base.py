@@ -3,6 +3,11 @@
 One collection holds every namespace (Qdrant's multitenancy pattern): each point carries
 `namespace` and `node_id` in its payload and every call filters on the namespace. The point id is a
 UUID derived from (namespace, node id), so upserting the same node twice replaces its vector.
+
+A node whose text is longer than the embedding model's window has one point per passage
+(`app/domain/passages.py`): the first keeps the node's point id, passage i > 0 has an id derived
+from (namespace, node id, i) and `passage: i` in its payload. Searches return one hit per node (its
+best passage) and deletes remove every point of a node (by `node_id`, a payload index).
 """
 
 from __future__ import annotations
@@ -18,13 +23,24 @@ _POINT_ID_NAMESPACE = uuid.UUID("6f1d4c52-9a57-4a43-9d1c-7d5b3f0e2a11")
 
 NAMESPACE_KEY = "namespace"
 NODE_ID_KEY = "node_id"
+PASSAGE_KEY = "passage"
+
+# A search whose `limit` hits hold fewer than `limit` nodes (passages of one node crowd out others)
+# asks again for this many times more hits. A search meeting no passage is the engine's own query,
+# unchanged; a node scored by a discounted passage near the limit may rank slightly off.
+REFETCH = 4
+# Subtracted from the cosine of a passage after a node's first: a long text has many passages, and
+# the best of many scores is a chance match more often than one text's single score is
+# (docs/benchmarks.md: a long pasted document displaced a short answer turn through one passage).
+PASSAGE_DISCOUNT = 0.05
 
 # Equality filters on payload keys: a value matches exactly, a sequence matches any of its values.
 PayloadMatch = Mapping[str, str | int | bool | Sequence[str]]
 
 
-def point_id(namespace: str, node_id: str) -> str:
-    return str(uuid.uuid5(_POINT_ID_NAMESPACE, f"{namespace}\x1f{node_id}"))
+def point_id(namespace: str, node_id: str, passage: int = 0) -> str:
+    key = f"{namespace}\x1f{node_id}" + (f"\x1f{passage}" if passage else "")
+    return str(uuid.uuid5(_POINT_ID_NAMESPACE, key))
 
 
 @dataclass(frozen=True)
@@ -32,6 +48,7 @@ class VectorRecord:
     node_id: str
     vector: Sequence[float]
     payload: Mapping[str, Any] = field(default_factory=dict)
+    passage: int = 0  # which passage of the node's text (0: the node's own point)
 
 
 @dataclass(frozen=True)
@@ -46,7 +63,8 @@ class VectorDimensionError(ValueError):
 
 
 class VectorStore(ABC):
-    """Namespace-scoped cosine search over one vector per memory node."""
+    """Namespace-scoped cosine search over the vectors of memory nodes (one per node, or one per
+    passage of a long text), answering with nodes."""
 
     backend: str
 
@@ -58,7 +76,8 @@ class VectorStore(ABC):
             raise VectorDimensionError(
                 f"vector for {record.node_id} has {len(record.vector)} dimensions, expected {self.dimension}"
             )
-        return {**record.payload, NAMESPACE_KEY: namespace, NODE_ID_KEY: record.node_id}
+        passage = {PASSAGE_KEY: record.passage} if record.passage else {}
+        return {**record.payload, **passage, NAMESPACE_KEY: namespace, NODE_ID_KEY: record.node_id}
 
     @abstractmethod
     def upsert(self, namespace: str, records: Sequence[VectorRecord]) -> None: ...
@@ -71,9 +90,19 @@ class VectorStore(ABC):
     def search_many(
         self, namespace: str, vectors: Sequence[Sequence[float]], limit: int, match: PayloadMatch | None = None
     ) -> list[list[VectorHit]]:
-        """The hits of each vector, in order, from one call to the engine (the write path searches
-        the neighbours of a whole batch at once)."""
-        return self._search_batch(namespace, vectors, limit, match) if vectors else []
+        """The `limit` best nodes of each vector (a node scored by its best passage), in order, from
+        one call to the engine (the write path searches the neighbours of a whole batch at once)."""
+        results: list[list[VectorHit]] = [[] for _ in vectors]
+        pending, fetch = list(range(len(vectors))), limit
+        while pending:
+            found = self._search_batch(namespace, [vectors[i] for i in pending], fetch, match)
+            short = []
+            for index, hits in zip(pending, found, strict=True):
+                results[index] = best_per_node(hits)[:limit]
+                if len(results[index]) < limit and len(hits) == fetch:  # passages crowded out nodes
+                    short.append(index)
+            pending, fetch = short, REFETCH * fetch
+        return results
 
     @abstractmethod
     def _search_batch(
@@ -91,7 +120,8 @@ class VectorStore(ABC):
         ]
 
     @abstractmethod
-    def delete(self, namespace: str, node_ids: Sequence[str]) -> None: ...
+    def delete(self, namespace: str, node_ids: Sequence[str]) -> None:
+        """Every point of these nodes (all their passages)."""
 
     @abstractmethod
     def delete_namespace(self, namespace: str) -> None: ...
@@ -111,3 +141,15 @@ class VectorStore(ABC):
 
     @abstractmethod
     def close(self) -> None: ...
+
+
+def best_per_node(hits: Sequence[VectorHit]) -> list[VectorHit]:
+    """The best hit of each node, best first: a node's passages count once, by their best score,
+    passages after the first less `PASSAGE_DISCOUNT`."""
+    best: dict[str, VectorHit] = {}
+    for hit in hits:
+        if hit.payload.get(PASSAGE_KEY):
+            hit = VectorHit(hit.node_id, hit.score - PASSAGE_DISCOUNT, hit.payload)
+        if hit.node_id not in best or hit.score > best[hit.node_id].score:
+            best[hit.node_id] = hit
+    return sorted(best.values(), key=lambda hit: -hit.score)

@@ -15,6 +15,7 @@ import qdrant_edge as edge
 
 from app.stores.vectors.base import (
     NAMESPACE_KEY,
+    NODE_ID_KEY,
     PayloadMatch,
     VectorDimensionError,
     VectorHit,
@@ -50,14 +51,19 @@ class EdgeVectorStore(VectorStore):
         else:
             path.mkdir(parents=True, exist_ok=True)
             self.shard = edge.EdgeShard.create(str(path), config)
-            self.shard.update(edge.UpdateOperation.create_field_index(NAMESPACE_KEY, edge.PayloadSchemaType.Keyword))
+        # Filtered searches by namespace; deletes by node id (every passage of a node). A shard made
+        # before the node id index gets it here, once.
+        indexed = self.shard.info().payload_schema
+        for key in (NAMESPACE_KEY, NODE_ID_KEY):
+            if key not in indexed:
+                self.shard.update(edge.UpdateOperation.create_field_index(key, edge.PayloadSchemaType.Keyword))
 
     def upsert(self, namespace: str, records: Sequence[VectorRecord]) -> None:
         if not records:
             return
         points = [
             edge.Point(
-                point_id(namespace, r.node_id),
+                point_id(namespace, r.node_id, r.passage),
                 {_VECTOR_NAME: [float(x) for x in r.vector]},
                 self._payload(namespace, r),
             )
@@ -90,7 +96,8 @@ class EdgeVectorStore(VectorStore):
 
     def delete(self, namespace: str, node_ids: Sequence[str]) -> None:
         if node_ids:
-            self.shard.update(edge.UpdateOperation.delete_points([point_id(namespace, n) for n in node_ids]))
+            where = _filter(namespace, {NODE_ID_KEY: list(node_ids)})
+            self.shard.update(edge.UpdateOperation.delete_points_by_filter(where))
 
     def delete_namespace(self, namespace: str) -> None:
         self.shard.update(edge.UpdateOperation.delete_points_by_filter(_filter(namespace)))

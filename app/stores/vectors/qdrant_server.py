@@ -13,6 +13,7 @@ from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedR
 from app.errors import EngineUnavailable, short_reason
 from app.stores.vectors.base import (
     NAMESPACE_KEY,
+    NODE_ID_KEY,
     PayloadMatch,
     VectorDimensionError,
     VectorHit,
@@ -47,31 +48,40 @@ class QdrantClientVectorStore(VectorStore):
 
     def _ensure_collection(self) -> None:
         with self._serialized():
+            indexed: set[str] = set()
             if self.client.collection_exists(self.collection):
-                params = self.client.get_collection(self.collection).config.params.vectors
+                info = self.client.get_collection(self.collection)
+                params = info.config.params.vectors
                 size = params.size if isinstance(params, models.VectorParams) else None
                 if size != self.dimension:
                     raise VectorDimensionError(
                         f"collection {self.collection} holds {size}-d vectors, the model gives {self.dimension}"
                     )
+                indexed = set(info.payload_schema)
+            else:
+                self.client.create_collection(
+                    self.collection,
+                    vectors_config=models.VectorParams(size=self.dimension, distance=models.Distance.COSINE),
+                )
+            if _is_local(self.client):  # local mode ignores payload indexes (and warns)
                 return
-            self.client.create_collection(
-                self.collection,
-                vectors_config=models.VectorParams(size=self.dimension, distance=models.Distance.COSINE),
-            )
-            if not _is_local(self.client):  # local mode ignores payload indexes (and warns)
+            # The tenant key of every search; the node id of deletes (every passage of a node). A
+            # collection made before the node id index gets it here, once.
+            if NAMESPACE_KEY not in indexed:
                 self.client.create_payload_index(
                     self.collection,
                     NAMESPACE_KEY,
                     models.KeywordIndexParams(type=models.KeywordIndexType.KEYWORD, is_tenant=True),
                 )
+            if NODE_ID_KEY not in indexed:
+                self.client.create_payload_index(self.collection, NODE_ID_KEY, models.PayloadSchemaType.KEYWORD)
 
     def upsert(self, namespace: str, records: Sequence[VectorRecord]) -> None:
         if not records:
             return
         points = [
             models.PointStruct(
-                id=point_id(namespace, r.node_id),
+                id=point_id(namespace, r.node_id, r.passage),
                 vector=[float(x) for x in r.vector],
                 payload=self._payload(namespace, r),
             )
@@ -98,7 +108,7 @@ class QdrantClientVectorStore(VectorStore):
         with self._serialized():
             self.client.delete(
                 self.collection,
-                points_selector=models.PointIdsList(points=[point_id(namespace, n) for n in node_ids]),
+                points_selector=models.FilterSelector(filter=_filter(namespace, {NODE_ID_KEY: list(node_ids)})),
                 wait=True,
             )
 

@@ -1,0 +1,75 @@
+"""Passages: a text cut into runs of whole sentences that each fit the embedding model's window.
+
+The model reads a fixed number of word pieces and drops the rest, so a long turn embedded whole is
+embedded by its head only. Cut into passages, each part gets a vector of its own (`SemanticIndexer`
+stores them all under the turn's node id). Token counts are the caller's (the model's own tokenizer,
+`Embedder.token_counts`) and are added up piece by piece: exact for WordPiece (BERT's tokenizer
+splits at whitespace and punctuation before it splits words), close for other tokenizers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from app.domain.summarize import sentences
+
+TokenCounts = Callable[[Sequence[str]], Sequence[int]]  # word pieces of each text, no special tokens
+
+# A word of a spaced script, or a single CJK character (Chinese has no spaces between words).
+_WORD = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[^\s\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+
+
+def passages(
+    text: str, count: TokenCounts, window: int, prefix: str = "", overlap: int = 0, prefix_every: bool = False
+) -> list[str]:
+    """`prefix + text` when it fits `window` tokens, else the passages of `text`: its sentences (and
+    lines) in order, packed greedily into runs of at most `window` tokens, the first one (or, with
+    `prefix_every`, each one) behind `prefix`; a sentence longer than the window is cut between words
+    (CJK: characters). With `overlap` = n, each passage after the first starts with the last n
+    sentences of the one before when they fit beside its first new sentence."""
+    whole = prefix + text
+    prefix_tokens, whole_tokens = count([prefix, whole]) if prefix else (0, count([whole])[0])
+    if whole_tokens <= window:
+        return [whole]
+    pieces = [s for line in text.splitlines() for s in sentences(line)]
+    room = window - prefix_tokens  # a sentence cut to this fits any passage, the prefixed ones too
+    sized = [part for piece, size in zip(pieces, count(pieces), strict=True) for part in _fit(piece, size, count, room)]
+    found: list[str] = []
+    current: list[tuple[str, int]] = []
+    used = prefix_tokens  # tokens of `current`, plus the prefix's where the passage will carry it
+    for piece, size in sized:
+        if current and used + size > window:
+            found.append(_join(current))
+            current = current[len(current) - overlap :] if overlap else []
+            used = sum(s for _, s in current) + (prefix_tokens if prefix_every else 0)
+            while current and used + size > window:
+                used -= current.pop(0)[1]
+        current.append((piece, size))
+        used += size
+    if current:
+        found.append(_join(current))
+    if prefix_every:
+        return [prefix + passage for passage in found]
+    return [prefix + found[0], *found[1:]]
+
+
+def _fit(piece: str, size: int, count: TokenCounts, window: int) -> list[tuple[str, int]]:
+    """`piece` with its token count, or its cuts between words when it is longer than `window`
+    (a single word longer than the window stays whole: the model truncates it)."""
+    if size <= window:
+        return [(piece, size)]
+    words = list(_WORD.finditer(piece))
+    parts: list[tuple[str, int]] = []
+    start, used = 0, 0
+    for index, word_size in enumerate(count([word.group() for word in words])):
+        if index > start and used + word_size > window:
+            parts.append((piece[words[start].start() : words[index - 1].end()], used))
+            start, used = index, 0
+        used += word_size
+    parts.append((piece[words[start].start() : words[-1].end()], used))
+    return parts
+
+
+def _join(pieces: list[tuple[str, int]]) -> str:
+    return " ".join(piece for piece, _ in pieces)
