@@ -213,7 +213,8 @@ WITH n, min(length(p)) AS distance,
 ORDER BY distance ASC, strength DESC, n.id ASC
 LIMIT $limit
 RETURN n.id AS id, [label IN labels(n) WHERE label <> 'Memory'][0] AS type, n.summary AS summary,
-       n.source_turn_ids AS source_turn_ids, distance, strength, via
+       n.source_turn_ids AS source_turn_ids, distance, strength, via, n.activation AS activation,
+       n.importance AS importance, n.superseded_by IS NOT NULL AS superseded
 
 // name: path
 // The shortest path between two nodes (at most 6 hops), as nodes and relationship types in order.

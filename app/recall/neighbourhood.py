@@ -36,6 +36,15 @@ class Neighbourhood:
             "recall.related", namespace=namespace, id=node_id, depth=depth, limit=limit, **seen_by(viewer)
         )
 
+    def relationships_among(self, namespace: str, ids: list[str]) -> list[dict[str, Any]]:
+        """The relationships with both ends among `ids` (ids the caller has already checked), in the
+        shape of the node view's relationships."""
+        rows = self.graph.read("tasks.relationships_among", namespace=namespace, ids=ids)
+        return [
+            {"type": r["type"], "source_id": r["source"], "target_id": r["target"], "properties": r["properties"]}
+            for r in rows
+        ]
+
     def path(self, namespace: str, from_id: str, to_id: str, viewer: Viewer = EVERYTHING) -> dict[str, Any]:
         """The shortest path (at most 6 hops) from one node to another; 404 when there is none."""
         self._require(namespace, from_id, "from_id", viewer)
