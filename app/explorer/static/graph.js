@@ -77,14 +77,13 @@ export class NeighbourhoodGraph {
     this.cy.on("tap", "node", (event) => onSelect(event.target.id()));
   }
 
-  // Draw `centre` (a node view) and its neighbourhood (a /related answer with edges); resolves with
-  // the time from the call to the first painted frame, ms.
+  // Draw `centre` (a node view) and its neighbourhood (a /related answer with edges); resolves once
+  // the laid-out graph's first frame is drawn.
   show(centre, neighbourhood) {
-    const started = performance.now();
     this.cy.elements().remove();
     this.add(centre, neighbourhood);
     this.cy.getElementById(centre.id).addClass("centre");
-    return this.layout().then(() => performance.now() - started);
+    return this.layout();
   }
 
   // Add a node's neighbourhood to what is drawn (expanding on click).
