@@ -99,11 +99,14 @@ def measure(client: object, args: argparse.Namespace) -> None:
                                     params={"depth": args.depth, "limit": args.limit, "edges": True})  # fmt: skip
                 api_ms.append((time.perf_counter() - started) * 1000)
                 answer.raise_for_status()
-                driver.execute_async_script(
+                failed = driver.execute_async_script(
                     "const done = arguments[arguments.length - 1];"
-                    "window.hippographExplorer.open(arguments[0]).then(() => done(), (e) => done(String(e)));",
+                    "window.hippographExplorer.open(arguments[0]).then(() => done(null), (e) => done(String(e)));",
                     node_id,
                 )
+                if failed:
+                    refusal = driver.find_element("id", "refusal").text
+                    sys.exit(f"the page could not open {node_id}: {failed} (the page says: {refusal!r})")
                 paint_ms.append(float(driver.find_element("id", "graph").get_attribute("data-paint-ms") or "nan"))
                 nodes.append(int(driver.find_element("id", "graph-stats").get_attribute("data-nodes") or 0))
                 edges.append(int(driver.find_element("id", "graph-stats").get_attribute("data-edges") or 0))
