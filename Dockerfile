@@ -1,4 +1,11 @@
 # One image for the api, worker and beat services of docker-compose.yml.
+
+# The memory explorer's npm packages (app/explorer/package-lock.json), copied into the image below.
+FROM node:20-slim AS explorer
+WORKDIR /explorer
+COPY app/explorer/package.json app/explorer/package-lock.json ./
+RUN npm ci --no-audit --no-fund --loglevel=error
+
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 \
@@ -16,6 +23,7 @@ COPY README.md ./
 COPY app app
 COPY jobs jobs
 COPY cypher cypher
+COPY --from=explorer /explorer/node_modules app/explorer/node_modules
 RUN pip install --no-deps -e . \
  && useradd --create-home hippograph && mkdir -p /data && chown hippograph /data
 USER hippograph

@@ -200,11 +200,30 @@ WHERE
 // include: visible
 RETURN v.id AS id, v.content AS content, v.status AS status, v.related_ids AS related_ids
 
-// name: related
-// A node's neighbourhood up to $depth (<= 3) hops in both directions, nearest and strongest first.
+// A node's neighbourhood in both directions, nearest and strongest first: one query per depth
+// (related_1..3), since a variable-length bound cannot be a parameter, and expanding 3 hops to keep
+// 2 cost a hub's neighbourhood seconds at 100k nodes (measured: scripts/bench_explorer.py).
+// name: related_1
+// The nodes 1 hop away.
+MATCH (s:Memory {namespace: $namespace, id: $id})
+MATCH p = (s)-[*1..1]-(n:Memory)
+// include: related_ranked
+
+// name: related_2
+// The nodes up to 2 hops away.
+MATCH (s:Memory {namespace: $namespace, id: $id})
+MATCH p = (s)-[*1..2]-(n:Memory)
+// include: related_ranked
+
+// name: related_3
+// The nodes up to 3 hops away.
 MATCH (s:Memory {namespace: $namespace, id: $id})
 MATCH p = (s)-[*1..3]-(n:Memory)
-WHERE length(p) <= $depth AND n <> s AND all(v IN nodes(p) WHERE
+// include: related_ranked
+
+// fragment: related_ranked
+// The paths `p` from `s` to `n`, through visible nodes only, ranked: nearest, then strongest.
+WHERE n <> s AND all(v IN nodes(p) WHERE
 // include: visible
 )
 WITH n, min(length(p)) AS distance,
@@ -213,7 +232,8 @@ WITH n, min(length(p)) AS distance,
 ORDER BY distance ASC, strength DESC, n.id ASC
 LIMIT $limit
 RETURN n.id AS id, [label IN labels(n) WHERE label <> 'Memory'][0] AS type, n.summary AS summary,
-       n.source_turn_ids AS source_turn_ids, distance, strength, via
+       n.source_turn_ids AS source_turn_ids, distance, strength, via, n.activation AS activation,
+       n.importance AS importance, n.superseded_by IS NOT NULL AS superseded
 
 // name: path
 // The shortest path between two nodes (at most 6 hops), as nodes and relationship types in order.

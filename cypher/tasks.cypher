@@ -86,7 +86,8 @@ RETURN m.id AS id, labels(m) AS labels, properties(m) AS properties
 ORDER BY id
 
 // name: relationships_among
-// The relationships between nodes of $ids (both ends among them), with their properties.
+// The relationships between nodes of $ids (both ends among them), with their properties: a
+// suspension's subgraph, and the edges of a neighbourhood the memory explorer draws.
 UNWIND $ids AS id
 MATCH (a:Memory {namespace: $namespace, id: id})-[r]->(b:Memory {namespace: $namespace})
 WHERE b.id IN $ids

@@ -28,6 +28,7 @@ from app.api.responses import (
     CypherResult,
     DeadLetterList,
     DeadLetterReplayed,
+    DecayCurve,
     HealthResponse,
     ImportResponse,
     KeyList,
@@ -324,6 +325,12 @@ def get_node(node_id: str, *, namespace: str | None = None) -> Call[NodeDetail]:
     return Call(model(NodeDetail), path_params={"node_id": node_id}, namespace=namespace)
 
 
+@endpoint("GET", "/v1/namespaces/{ns}/nodes/{node_id}/decay", idempotent=True)
+def project_decay(node_id: str, *, days: int | None = None, namespace: str | None = None) -> Call[DecayCurve]:
+    """A node's projected activation over the next `days`, with the soft-forget threshold."""
+    return Call(model(DecayCurve), path_params={"node_id": node_id}, namespace=namespace, params=query(days=days))
+
+
 @endpoint("PATCH", "/v1/namespaces/{ns}/nodes/{node_id}", idempotent=True)  # raise-only importance, tags replaced
 def patch_node(
     node_id: str, *, importance: str | None = None, tags: Sequence[str] | None = None, namespace: str | None = None
@@ -422,11 +429,16 @@ def recall(
 
 @endpoint("GET", "/v1/namespaces/{ns}/nodes/{node_id}/related", idempotent=True)
 def related(
-    node_id: str, *, depth: int | None = None, limit: int | None = None, namespace: str | None = None
+    node_id: str,
+    *,
+    depth: int | None = None,
+    limit: int | None = None,
+    edges: bool | None = None,
+    namespace: str | None = None,
 ) -> Call[RelatedResponse]:
-    """A node's neighbourhood, nearest and strongest first."""
+    """A node's neighbourhood, nearest and strongest first (`edges`: with the relationships among them)."""
     return Call(model(RelatedResponse), path_params={"node_id": node_id}, namespace=namespace,
-                params=query(depth=depth, limit=limit))  # fmt: skip
+                params=query(depth=depth, limit=limit, edges=edges))  # fmt: skip
 
 
 @endpoint("POST", "/v1/namespaces/{ns}/chain", idempotent=True)

@@ -46,6 +46,7 @@ class Routes:
     list_memories = r.list_memories
     add_link = r.add_link
     get_node = r.get_node
+    project_decay = r.project_decay
     patch_node = r.patch_node
     forget_node = r.forget_node
     export_namespace = r.export_namespace

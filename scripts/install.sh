@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install everything Hippograph needs on a fresh machine: the Python environment (.venv), Debian's
-# redis-server, the Neo4j server jars from Maven Central and the embedding model's ONNX export.
+# redis-server, the Neo4j server jars from Maven Central, the embedding model's ONNX export, and the
+# memory explorer's npm packages with Debian's chromium (its browser test).
 # Safe to re-run: each step is skipped when already done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,4 +43,19 @@ if [ ! -x "$generator/bin/openapi-python-client" ]; then
   echo "installing openapi-python-client into $generator ..."
   "$python_bin" -m venv "$generator"
   "$generator/bin/python" -m pip install -q "openapi-python-client==0.29.1"
+fi
+
+# 6. The memory explorer (/explorer): its graph library from npm, pinned by app/explorer/package-lock.json
+#    and served as is (no bundle, no build step); and Debian's chromium + chromedriver, the headless
+#    browser tests/test_explorer.py drives (nothing downloads a browser at run time).
+if [ ! -f app/explorer/node_modules/.package-lock.json ] \
+   || ! cmp -s app/explorer/package-lock.json app/explorer/node_modules/.hippograph-lock; then
+  echo "installing the explorer's npm packages ..."
+  (cd app/explorer && npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.hippograph-lock)
+fi
+if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
+  echo "installing chromium and chromium-driver from Debian's packages ..."
+  sudo_cmd=""; [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq chromium chromium-driver >/dev/null
 fi

@@ -5,7 +5,14 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from app.domain.decay import accessed, decayed, hours_between, node_activation, soft_forgotten
+from app.domain.decay import (
+    accessed,
+    decayed,
+    hours_between,
+    node_activation,
+    projected_activations,
+    soft_forgotten,
+)
 from app.domain.hebbian import co_activated_pairs, initial_weight, pair_key, reinforced, split_pair_key
 from app.domain.model import Importance, RelType, half_life_table
 
@@ -68,3 +75,15 @@ def test_pairs_are_unordered_and_distinct() -> None:
 def test_only_structural_relationships_are_protected() -> None:
     assert {t.value for t in RelType if t.protected} == {"HIERARCHY", "DEPENDENCY", "TEMPORAL"}
     assert {t.value for t in RelType if t.symmetric} == {"SEMANTIC", "ASSOCIATION"}
+
+
+def test_the_projected_curve_continues_from_the_anchor() -> None:
+    # Anchored 12 h ago at 0.8, NORMAL (24 h): now 0.8 * 2^-0.5, half of that a day later.
+    curve = projected_activations(0.8, T0, T0 + timedelta(hours=12), Importance.NORMAL, days=2, points_per_day=2)
+    assert [h for h, _ in curve] == [0.0, 12.0, 24.0, 36.0, 48.0]
+    assert curve[0][1] == pytest.approx(0.8 * 2**-0.5, abs=1e-12)
+    assert curve[1][1] == pytest.approx(0.4, abs=1e-12)
+    assert curve[2][1] == pytest.approx(0.4 * 2**-0.5, abs=1e-12)
+    assert curve[4][1] == pytest.approx(0.1 * 2**-0.5 * 2, abs=1e-12)
+    flat = projected_activations(0.7, T0, T0, Importance.MUST_REMEMBER, days=1, points_per_day=1)
+    assert flat == [(0.0, 0.7), (24.0, 0.7)]

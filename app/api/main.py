@@ -14,6 +14,7 @@ from app.api.access import declare_bearer_scheme, document_access
 from app.api.auth import BearerAuthentication
 from app.api.body_limit import BodyLimits
 from app.api.errors import install_error_handlers
+from app.api.explorer import mount_explorer
 from app.api.rate_limit import RateLimits, role_limits
 from app.mcp.http import McpEndpoint
 from app.observability.middleware import RequestObservation
@@ -77,6 +78,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
         app.include_router(router)
     # Outermost of ours: times the whole request and reads the request id and caller the inner ones set.
     app.add_middleware(RequestObservation, routes=[route for router in routers for route in router.routes])
+    mount_explorer(app)  # the static memory explorer page (it calls the read routes above)
     app.mount("/mcp", mcp)  # the tools over MCP (streamable HTTP); BearerAuthentication guards it
     declare_bearer_scheme(app)
     return app

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query, Request, Response, status
@@ -12,6 +13,7 @@ from app.api.access import Access, AdminAccess, AnyKey, Engines, ReadAccess, Wri
 from app.api.bodies import JsonBodyRoute
 from app.api.errors import ApiError, error_responses
 from app.api.responses import (
+    DecayCurve,
     ImportResponse,
     MemoryListing,
     NamespaceDeleted,
@@ -23,6 +25,8 @@ from app.api.responses import (
     Relationship,
 )
 from app.api.schemas import LinkBody, MemoryBody, MemorySearchQuery, NamespaceBody, NodePatchBody
+from app.domain.decay import SOFT_FORGET_THRESHOLD, projected_activations
+from app.domain.model import Importance
 from app.memory.errors import NotFoundError
 from app.runtime import Runtime
 
@@ -139,12 +143,37 @@ def get_node(access: ReadAccess, node_id: NodePath, runtime: Engines) -> dict[st
     return visible_node(access, node_id, runtime)
 
 
-def visible_node(access: Access, node_id: str, runtime: Runtime) -> dict[str, Any]:
+def visible_node(access: Access, node_id: str, runtime: Runtime, with_relationships: bool = True) -> dict[str, Any]:
     """The node route's body (also the read_memory_node tool)."""
-    node = runtime.nodes.get(access.namespace, node_id)
+    node = runtime.nodes.get(access.namespace, node_id, with_relationships)
     if not access.viewer.sees(node):  # another agent's private memory: as if it did not exist
         raise NotFoundError("id", f"node {node_id!r} does not exist")
     return node
+
+
+@router.get("/{ns}/nodes/{node_id}/decay", response_model=DecayCurve, responses=error_responses(404))
+def project_decay(
+    access: ReadAccess,
+    node_id: NodePath,
+    runtime: Engines,
+    days: Annotated[int, Query(ge=1, le=90, description="how many days ahead, 1-90")] = 14,
+) -> dict[str, Any]:
+    """The node's activation over the next `days` (4 points a day) if nothing recalls it, by the decay
+    formula from its anchor, with the soft-forget threshold: what the memory explorer draws."""
+    node = visible_node(access, node_id, runtime, with_relationships=False)
+    importance = Importance(node["importance"])
+    curve = projected_activations(
+        node["activation_base"], node["last_accessed"], datetime.now(UTC), importance, days
+    )
+    return {
+        "id": node_id,
+        "importance": importance,
+        "half_life_hours": importance.half_life_hours,
+        "activation_base": node["activation_base"],
+        "last_accessed": node["last_accessed"],
+        "soft_forget_threshold": SOFT_FORGET_THRESHOLD,
+        "points": [{"hours": hours, "activation": activation} for hours, activation in curve],
+    }
 
 
 @router.patch("/{ns}/nodes/{node_id}", response_model=NodeResponse, responses=error_responses(404))

@@ -53,16 +53,24 @@ def related(
     runtime: Engines,
     depth: Annotated[int, Query(description="hops, 1-3")] = 1,
     limit: Annotated[int, Query(description="nodes, 1-200")] = 20,
+    edges: Annotated[bool, Query(description="also the relationships among the node and its neighbours")] = False,
 ) -> dict[str, Any]:
-    """The node's neighbourhood, nearest and strongest first, with the relationship types on the way."""
-    return neighbourhood_of(access, runtime, node_id, depth, limit)
+    """The node's neighbourhood, nearest and strongest first, with the relationship types on the way
+    (and, with `edges`, every relationship among them: the graph the memory explorer draws)."""
+    return neighbourhood_of(access, runtime, node_id, depth, limit, edges)
 
 
-def neighbourhood_of(access: Access, runtime: Runtime, node_id: str, depth: int, limit: int) -> dict[str, Any]:
+def neighbourhood_of(
+    access: Access, runtime: Runtime, node_id: str, depth: int, limit: int, edges: bool = False
+) -> dict[str, Any]:
     """The related route's body (also the discover_related tool)."""
     runtime.namespaces.require(access.namespace)
     items = runtime.neighbourhood.related(access.namespace, node_id, depth, limit, access.viewer)
-    return {"id": node_id, "items": items}
+    result: dict[str, Any] = {"id": node_id, "items": items}
+    if edges:  # among visible nodes only: the items passed the viewer's check
+        ids = [node_id, *(item["id"] for item in items)]
+        result["edges"] = runtime.neighbourhood.relationships_among(access.namespace, ids)
+    return result
 
 
 @router.post("/{ns}/chain", response_model=PathResponse | TaskChainResponse, responses=error_responses(404))

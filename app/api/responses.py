@@ -235,6 +235,26 @@ class NodeDetail(NodeResponse):
     relationships: list[Relationship] = Field(description="every relationship on the node, by type and ends")
 
 
+
+class DecayPoint(ResponseBody):
+    """One point of a projected decay curve."""
+
+    hours: float = Field(description="hours from now")
+    activation: float = Field(description="the activation then, if nothing recalls the node before")
+
+
+class DecayCurve(ResponseBody):
+    """A node's activation over the next days by the decay formula (app/domain/decay.py), from its anchor."""
+
+    id: str = Field(description="the node's id")
+    importance: Importance = Field(description="the node's importance: it sets the half-life")
+    half_life_hours: float | None = Field(description="hours for activation to halve; null: it never decays")
+    activation_base: float = Field(description="the anchor activation (at the last access)")
+    last_accessed: datetime = Field(description="the anchor time")
+    soft_forget_threshold: float = Field(description="below this activation the node is soft-forgotten")
+    points: list[DecayPoint] = Field(description="(hours from now, activation), from now on, evenly spaced")
+
+
 # -- read path -------------------------------------------------------------------------------------
 
 
@@ -300,6 +320,9 @@ class RelatedNode(ResponseBody):
     distance: int = Field(description="hops from the starting node")
     strength: float = Field(description="the strongest path's product of relationship weights")
     via: list[str] = Field(description="the relationship types on the way, from the starting node")
+    activation: float = Field(description="its current activation")
+    importance: Importance = Field(description="how much it matters")
+    superseded: bool = Field(description="a fact a later one replaced")
 
 
 class RelatedResponse(ResponseBody):
@@ -307,6 +330,9 @@ class RelatedResponse(ResponseBody):
 
     id: str = Field(description="the starting node's id")
     items: list[RelatedNode] = Field(description="nearest and strongest first")
+    edges: list[Relationship] | None = Field(
+        None, description="with `edges`: the relationships among the node and its neighbours"
+    )
 
 
 class PathNode(ResponseBody):

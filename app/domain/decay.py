@@ -48,3 +48,16 @@ def accessed(current_activation: float) -> float:
 
 def soft_forgotten(activation: float, threshold: float = SOFT_FORGET_THRESHOLD) -> bool:
     return activation < threshold
+
+
+def projected_activations(
+    a0: float, anchor: datetime, now: datetime, importance: Importance, days: int, points_per_day: int = 4
+) -> list[tuple[float, float]]:
+    """(hours from now, activation) over the next `days` if nothing accesses the node: what the
+    memory explorer draws against the soft-forget line."""
+    steps = days * points_per_day
+    since_anchor = hours_between(anchor, now)
+    return [
+        (h, decayed(a0, since_anchor + h, importance.half_life_hours))
+        for h in (step * 24.0 / points_per_day for step in range(steps + 1))
+    ]

@@ -32,9 +32,17 @@ class Neighbourhood:
         if not 1 <= limit <= MAX_LIMIT:
             raise InputError("limit", f"must be between 1 and {MAX_LIMIT}")
         self._require(namespace, node_id, "id", viewer)
-        return self.graph.read(
-            "recall.related", namespace=namespace, id=node_id, depth=depth, limit=limit, **seen_by(viewer)
-        )
+        query = f"recall.related_{depth}"  # one query per depth (cypher/recall.cypher)
+        return self.graph.read(query, namespace=namespace, id=node_id, limit=limit, **seen_by(viewer))
+
+    def relationships_among(self, namespace: str, ids: list[str]) -> list[dict[str, Any]]:
+        """The relationships with both ends among `ids` (ids the caller has already checked), in the
+        shape of the node view's relationships."""
+        rows = self.graph.read("tasks.relationships_among", namespace=namespace, ids=ids)
+        return [
+            {"type": r["type"], "source_id": r["source"], "target_id": r["target"], "properties": r["properties"]}
+            for r in rows
+        ]
 
     def path(self, namespace: str, from_id: str, to_id: str, viewer: Viewer = EVERYTHING) -> dict[str, Any]:
         """The shortest path (at most 6 hops) from one node to another; 404 when there is none."""

@@ -75,8 +75,8 @@ def _parse(source: str) -> list[tuple[str, str]]:
             include = _INCLUDE.match(line)
             if include is None:
                 expanded.append(line)
-            elif include.group(1) in fragments:
-                expanded.extend(fragments[include.group(1)])
+            elif include.group(1) in fragments:  # a fragment may include another
+                expanded.extend(expand(name, fragments[include.group(1)]))
             else:
                 raise ValueError(f"query {name} includes unknown fragment {include.group(1)}")
         return expanded

@@ -1,0 +1,300 @@
+"""The memory explorer (`/explorer`) driven end to end in headless Chromium (Debian's chromium and
+chromedriver, installed by scripts/install.sh; nothing downloads a browser) against the live API on a
+seeded namespace. Screenshots go to test-artifacts/explorer/ (gitignored)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.remote.webelement import WebElement
+from selenium.webdriver.support.ui import WebDriverWait
+
+from tests.conftest import admin_headers, bearer
+
+ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts" / "explorer"
+WAIT_S = 20
+FIRST_PAINT_BUDGET_MS = 1000.0
+
+
+def _binary(name: str) -> str:
+    found = shutil.which(name)
+    assert found, f"{name} is not installed: run scripts/install.sh (Debian's chromium and chromium-driver)"
+    return found
+
+
+@pytest.fixture
+def browser() -> Iterator[WebDriver]:
+    os.environ["SE_OFFLINE"] = "true"  # Selenium Manager must not fetch anything; the paths are given
+    options = webdriver.ChromeOptions()
+    options.binary_location = _binary("chromium")
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1600,1000"):
+        options.add_argument(argument)
+    driver = webdriver.Chrome(options=options, service=Service(executable_path=_binary("chromedriver")))
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+class AccessLog(logging.Handler):
+    """The server's access log (app/observability/middleware.py): (method, route template, status)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.requests: list[tuple[str, str, int]] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.requests.append((record.method, record.route, record.status))  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+def access_log() -> Iterator[AccessLog]:
+    logger = logging.getLogger("hippograph.access")
+    handler, level = AccessLog(), logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    yield handler
+    logger.removeHandler(handler)
+    logger.setLevel(level)
+
+
+@dataclass
+class Seeded:
+    url: str
+    namespace: str
+    reader_key: str
+    fact_id: str  # the current "Alice moved_to" fact; an earlier one it superseded
+
+
+@pytest.fixture
+def seeded(live_api: str, worker: Any, namespace: str) -> Seeded:
+    """A namespace with linked memories of several types, and turns through the write path that make
+    a fact and a superseded one; a reader key for it."""
+    with httpx.Client(base_url=live_api, headers=admin_headers(), timeout=120) as client:
+        assert client.put(f"/v1/namespaces/{namespace}").status_code == 201
+
+        def save(body: dict[str, Any]) -> str:
+            response = client.post(f"/v1/namespaces/{namespace}/memories", json=body)
+            assert response.status_code == 201, response.text
+            return str(response.json()["id"])
+
+        city = save({"type": "Concept", "label": "Munich", "content": "Munich, the Bavarian capital",
+                     "importance": "IMPORTANT", "agent_id": "scout"})  # fmt: skip
+        for i, topic in enumerate(["beer gardens", "the English Garden", "the U-Bahn", "Oktoberfest", "rent"]):
+            note = save({"type": "Knowledge", "label": f"Munich {topic}", "content": f"Alice likes {topic} in Munich",
+                         "importance": ["TRIVIAL", "NORMAL", "FACT"][i % 3], "agent_id": "scout"})  # fmt: skip
+            link = {"source_id": city, "target_id": note, "type": "ASSOCIATION", "weight": 0.2 + 0.15 * i}
+            assert client.post(f"/v1/namespaces/{namespace}/links", json=link).status_code == 201
+        turns = [
+            {"session_id": "s1", "turn_id": "s1:1", "speaker": "Alice", "text": "I moved to Berlin.",
+             "timestamp": "2024-05-15T10:00:00+00:00"},
+            {"session_id": "s1", "turn_id": "s1:2", "speaker": "Alice", "text": "I moved to Munich.",
+             "timestamp": "2024-06-01T09:00:00+00:00"},
+            {"session_id": "s1", "turn_id": "s1:3", "speaker": "Bob", "text": "My car is a Model Y.",
+             "timestamp": "2024-06-02T09:00:00+00:00"},
+        ]  # fmt: skip
+        response = client.post(f"/v1/namespaces/{namespace}/turns", json={"turns": turns, "wait": True})
+        assert response.status_code == 200, response.text
+        history = client.post(
+            f"/v1/namespaces/{namespace}/cypher",
+            json={"name": "fact_history", "params": {"subject": "alice", "slot": "moved_to"}},
+        ).json()["rows"]
+        assert [row["value"] for row in history] == ["Berlin", "Munich"], history
+        key = client.post("/v1/keys", json={"namespace": namespace, "role": "reader", "agent_id": "viewer"})
+        assert key.status_code == 201, key.text
+        return Seeded(live_api, namespace, key.json()["key"], history[1]["id"])
+
+
+def _wait(driver: WebDriver, condition: Any, what: str) -> Any:
+    return WebDriverWait(driver, WAIT_S).until(lambda d: condition(d), message=what)
+
+
+def _shot(driver: WebDriver, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    driver.save_screenshot(str(ARTIFACTS / f"{name}.png"))
+
+
+def _visible(driver: WebDriver, element_id: str) -> WebElement | None:
+    element = driver.find_element(By.ID, element_id)
+    return element if element.is_displayed() else None
+
+
+def _enter_key(driver: WebDriver, key: str) -> None:
+    field = driver.find_element(By.ID, "key")
+    field.clear()
+    field.send_keys(key)
+    driver.find_element(By.CSS_SELECTOR, "#key-form button[type=submit]").click()
+
+
+def _read_roles(url: str) -> dict[tuple[str, str], str | None]:
+    """(METHOD, path template) -> the role the route needs, from the API's own OpenAPI document."""
+    paths = httpx.get(f"{url}/openapi.json").json()["paths"]
+    return {(m.upper(), p): op.get("x-required-role") for p, ops in paths.items() for m, op in ops.items()}
+
+
+def test_the_explorer_shows_recall_graph_decay_and_history_in_a_browser(
+    seeded: Seeded, browser: WebDriver, access_log: AccessLog
+) -> None:
+    api = httpx.Client(base_url=seeded.url, headers=bearer(seeded.reader_key))
+    ns = seeded.namespace
+    browser.get(f"{seeded.url}/explorer/")
+
+    # A wrong key is refused, and the page says so.
+    _enter_key(browser, "hg_not-a-key")
+    refusal = _wait(browser, lambda d: _visible(d, "refusal"), "the refusal is shown")
+    assert "401" in refusal.text and "API key" in refusal.text
+    assert not browser.find_element(By.ID, "workspace").is_displayed()
+    _shot(browser, "1-refused")
+
+    # The reader key opens the namespace overview.
+    _enter_key(browser, seeded.reader_key)
+    total = _wait(browser, lambda d: d.find_elements(By.ID, "overview-total"), "the overview")[0]
+    assert total.text.startswith(f"{api.get(f'/v1/namespaces/{ns}').json()['total']} memories")
+    assert not browser.find_element(By.ID, "refusal").is_displayed()
+    assert browser.execute_script("return sessionStorage.getItem('hippograph.key')") == seeded.reader_key
+
+    # A recall: cards with their score parts as bars.
+    browser.find_element(By.ID, "query").send_keys("Where did Alice move to?")
+    browser.find_element(By.ID, "history").click()  # include superseded facts
+    browser.find_element(By.CSS_SELECTOR, "#search-form button").click()
+    cards = _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#cards .card"), "recall cards")
+    answer = api.post(f"/v1/namespaces/{ns}/recall", json={"query": "Where did Alice move to?", "include_history": True,
+                                                           "top_k": 20}).json()  # fmt: skip
+    assert [card.get_attribute("data-id") for card in cards] == [item["id"] for item in answer["items"]]
+    first_bars = cards[0].find_elements(By.CSS_SELECTOR, ".explain dd .bar")
+    assert len(first_bars) == len(answer["items"][0]["explain"]) > 0
+    assert max(bar.size["width"] for bar in first_bars) > 0
+    _shot(browser, "2-recall")
+
+    # The current fact's card opens its neighbourhood; the graph holds what the API answers.
+    fact_card = next(card for card in cards if card.get_attribute("data-id") == seeded.fact_id)
+    fact_card.click()
+    stats = _wait(
+        browser,
+        lambda d: (s := d.find_element(By.ID, "graph-stats")).get_attribute("data-nodes") and s,
+        "the neighbourhood graph",
+    )
+    related = api.get(f"/v1/namespaces/{ns}/nodes/{seeded.fact_id}/related",
+                      params={"depth": 2, "limit": 50, "edges": True}).json()  # fmt: skip
+    assert int(stats.get_attribute("data-nodes")) == len(related["items"]) + 1 > 2
+    assert int(stats.get_attribute("data-edges")) == len(related["edges"]) > 0
+    paint_ms = float(browser.find_element(By.ID, "graph").get_attribute("data-paint-ms"))
+    print(f"\nfirst paint of the neighbourhood ({len(related['items']) + 1} nodes): {paint_ms:.0f} ms")
+    assert paint_ms < FIRST_PAINT_BUDGET_MS
+
+    # Its panel: the decay curve from the server, with the soft-forget line, and the fact's history.
+    panel = _wait(browser, lambda d: _visible(d, "panel"), "the node panel")
+    assert panel.get_attribute("data-id") == seeded.fact_id
+    curve = _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#decay svg path.curve"), "the decay curve")[0]
+    projected = api.get(f"/v1/namespaces/{ns}/nodes/{seeded.fact_id}/decay").json()
+    assert int(curve.get_attribute("data-points")) == len(projected["points"]) == 14 * 4 + 1
+    assert panel.find_elements(By.CSS_SELECTOR, "#decay svg line.soft-forget")
+    rows = _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#history-view tbody tr"), "the fact history")
+    cells = [[td.text for td in row.find_elements(By.TAG_NAME, "td")] for row in rows]
+    assert [row[0] for row in cells] == ["Berlin", "Munich"]
+    assert cells[0][2] != "—" and cells[0][3] == seeded.fact_id  # Berlin held until Munich replaced it
+    assert cells[1][2] == "—"
+    _shot(browser, "3-neighbourhood")
+
+    # Clicking a node in the graph opens its panel and expands its neighbourhood.
+    before = int(stats.get_attribute("data-nodes"))
+    other = next(item for item in related["items"] if item["distance"] == 1)
+    canvas = browser.find_element(By.CSS_SELECTOR, "#graph canvas:last-of-type")
+    x, y = browser.execute_script(
+        "const p = window.hippographExplorer.graph.cy.getElementById(arguments[0]).renderedPosition();"
+        "return [p.x, p.y];",
+        other["id"],
+    )
+    origin = canvas.size
+    ActionChains(browser).move_to_element_with_offset(canvas, x - origin["width"] / 2, y - origin["height"] / 2)\
+        .click().perform()  # fmt: skip
+    _wait(browser, lambda d: d.find_element(By.ID, "panel").get_attribute("data-id") == other["id"], "the node's panel")
+    expanded = api.get(f"/v1/namespaces/{ns}/nodes/{other['id']}/related", params={"depth": 1, "limit": 50}).json()
+    new_ids = {item["id"] for item in expanded["items"]} - {seeded.fact_id} - {i["id"] for i in related["items"]}
+    _wait(browser, lambda d: int(stats.get_attribute("data-nodes")) == before + len(new_ids), "the expanded graph")
+    _shot(browser, "4-node-panel")
+
+    # Only read routes were called by the page (the reader key could not do more, but the page never tried).
+    called = {(method, route) for method, route, _ in access_log.requests}  # before this test's own OpenAPI read
+    roles = _read_roles(seeded.url)
+    assert {("POST", "/v1/namespaces/{ns}/recall"), ("GET", "/v1/namespaces/{ns}/nodes/{node_id}/decay")} <= called
+    for method, route in called:
+        if route.startswith("/v1"):
+            assert roles[(method, route)] in ("reader", "key"), (method, route)
+        else:
+            assert method == "GET" and route.startswith("/explorer"), (method, route)
+    assert all(status < 500 for _, _, status in access_log.requests), access_log.requests
+
+
+# -- the routes the page relies on, without a browser ------------------------------------------------
+
+
+def test_the_page_and_its_library_are_served_without_a_key(api: Any) -> None:
+    page = api.get("/explorer/", headers={"Authorization": ""})
+    assert page.status_code == 200 and 'src="explorer.js"' in page.text
+    library = api.get("/explorer/vendor/cytoscape/cytoscape.esm.mjs", headers={"Authorization": ""})
+    assert library.status_code == 200 and "javascript" in library.headers["content-type"]
+    assert api.get("/explorer/vendor/cytoscape/../../../pyproject.toml").status_code == 404
+
+
+def test_the_decay_curve_follows_the_formula_from_the_anchor(api: Any, namespace: str) -> None:
+    from datetime import UTC, datetime
+
+    from app.domain.decay import SOFT_FORGET_THRESHOLD, node_activation
+    from app.domain.model import Importance
+
+    assert api.put(f"/v1/namespaces/{namespace}").status_code == 201
+    memory = {"type": "Knowledge", "label": "tea", "content": "Bob drinks tea", "importance": "TRIVIAL"}
+    saved = api.post(f"/v1/namespaces/{namespace}/memories", json=memory)
+    node = api.get(f"/v1/namespaces/{namespace}/nodes/{saved.json()['id']}").json()
+    curve = api.get(f"/v1/namespaces/{namespace}/nodes/{node['id']}/decay", params={"days": 2})
+    assert curve.status_code == 200, curve.text
+    body = curve.json()
+    assert body["half_life_hours"] == 6 and body["soft_forget_threshold"] == SOFT_FORGET_THRESHOLD
+    assert [p["hours"] for p in body["points"]] == [6.0 * i for i in range(9)]
+    anchor = datetime.fromisoformat(node["last_accessed"])
+    # Each point 6 h (one TRIVIAL half-life) after the previous one: half its activation.
+    for earlier, later in zip(body["points"], body["points"][1:], strict=False):
+        assert later["activation"] == pytest.approx(earlier["activation"] / 2, rel=1e-9)
+    # Now: the anchor's activation decayed over the seconds since the save (the formula, evaluated here).
+    now = node_activation(node["activation_base"], anchor, datetime.now(UTC), Importance.TRIVIAL)
+    assert body["points"][0]["activation"] == pytest.approx(now, rel=1e-3)
+    assert api.get(f"/v1/namespaces/{namespace}/nodes/{node['id']}/decay", params={"days": 91}).status_code == 422
+    assert api.get(f"/v1/namespaces/{namespace}/nodes/knowledge:nope/decay").status_code == 404
+
+
+def test_related_edges_are_the_relationships_among_visible_nodes_only(api: Any, namespace: str) -> None:
+    assert api.put(f"/v1/namespaces/{namespace}").status_code == 201
+
+    def save(label: str, **fields: Any) -> str:
+        body = {"type": "Concept", "label": label, "content": f"{label} notes", **fields}
+        return str(api.post(f"/v1/namespaces/{namespace}/memories", json=body).json()["id"])
+
+    hub, left, right = save("hub"), save("left"), save("right")
+    hidden = save("diary", agent_id="other", private=True)
+    for source, target in ((hub, left), (hub, right), (left, right), (right, hidden)):
+        link = {"source_id": source, "target_id": target, "type": "ASSOCIATION", "weight": 0.5}
+        assert api.post(f"/v1/namespaces/{namespace}/links", json=link).status_code == 201
+    key = api.post("/v1/keys", json={"namespace": namespace, "role": "reader", "agent_id": "viewer"}).json()["key"]
+    answer = api.get(f"/v1/namespaces/{namespace}/nodes/{hub}/related", params={"depth": 2, "edges": True},
+                     headers=bearer(key)).json()  # fmt: skip
+    assert {item["id"] for item in answer["items"]} == {left, right}
+    assert all(item["importance"] == "NORMAL" and not item["superseded"] for item in answer["items"])
+    edges = {(e["source_id"], e["target_id"]) for e in answer["edges"]}
+    assert edges == {tuple(sorted(pair)) for pair in ((hub, left), (hub, right), (left, right))}
+    assert hidden not in str(answer)
+    plain = api.get(f"/v1/namespaces/{namespace}/nodes/{hub}/related", headers=bearer(key)).json()
+    assert plain.get("edges") is None
