@@ -89,3 +89,32 @@ def test_every_operation_answers_within_its_documented_contract(live_api: str, w
     finally:
         session.close()
     assert not failures, "\n\n".join(failures)
+
+
+def test_the_checks_refuse_what_contradicts_the_document() -> None:
+    """The run above can fail: its checks refuse an undocumented status, a body off the schema, a 5xx."""
+    import datetime
+    import json
+
+    from app.api.main import create_app
+    from app.settings import Settings
+
+    document = create_app(Settings(HIPPOGRAPH_ADMIN_KEY="x" * 24)).openapi()
+    case = schemathesis.openapi.from_dict(document)["/v1/namespaces/{ns}"]["GET"].Case(path_parameters={"ns": "a"})
+
+    def failures(status: int, body: object) -> set[str]:
+        response = requests.Response()
+        response.status_code, response._content = status, json.dumps(body).encode()
+        response.headers["Content-Type"] = "application/json"
+        response.url = "http://127.0.0.1/v1/namespaces/a"
+        response.request = requests.Request("GET", response.url).prepare()
+        response.elapsed = datetime.timedelta(0)
+        try:
+            case.validate_response(response, checks=CHECKS)
+        except BaseException as group:  # noqa: BLE001  (schemathesis raises a group of failures)
+            return {type(failure).__name__ for failure in getattr(group, "exceptions", [group])}
+        return set()
+
+    assert "UndefinedStatusCode" in failures(418, {})
+    assert "JsonSchemaError" in failures(200, {"nope": 1})
+    assert "ServerError" in failures(500, {})
