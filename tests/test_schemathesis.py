@@ -5,8 +5,8 @@ server error (5xx) and must conform to the document: a documented status code, a
 type and headers, a body valid against the declared schema.
 
 Bounded: POSITIVE_EXAMPLES valid and NEGATIVE_EXAMPLES invalid requests per operation, with a fixed
-seed (derandomized, so CI reruns the same requests): ~40 operations, about 1,200 requests, ~2 min on
-2 cores. Failures of all operations are collected and reported together.
+seed (derandomized, so CI reruns the same requests): ~40 operations, about 1,200 requests, 35 s on
+2 idle cores (~2 min when shared). Failures of all operations are collected and reported together.
 
 One operation is neutralised: `DELETE /v1/namespaces/{ns}` gets a scratch namespace of its own, since
 deleting the run's namespace would turn every later request into a 404 and test nothing else.
