@@ -22,6 +22,12 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+# How often the watchdog looks at the worker thread. Celery's worker can stop for good on an error it
+# calls unrecoverable (kombu's Redis transport, closing its channel after a broker crash, fails to
+# restore unacked messages: `'NoneType' object has no attribute 'hostname'`); a standalone worker
+# exits and its supervisor restarts it, the embedded one would leave the API without a worker.
+WORKER_WATCH_INTERVAL_S = 2.0
+
 
 class EmbeddedJobs:
     def __init__(
@@ -43,6 +49,9 @@ class EmbeddedJobs:
         self._worker_thread: threading.Thread | None = None
         self._worker: Any = None  # celery.worker.WorkController (created in start)
         self._beat: EmbeddedService | None = None
+        self._stopping = threading.Event()
+        self._watchdog: threading.Thread | None = None
+        self.worker_restarts = 0
 
     def start(self) -> None:
         self.settings.data_dir.mkdir(parents=True, exist_ok=True)
@@ -50,6 +59,21 @@ class EmbeddedJobs:
         self.celery.finalize()
         self.celery.set_current()
         self.celery.set_default()
+        self._start_worker()
+        self._stopping.clear()
+        self._watchdog = threading.Thread(target=self._watch_worker, name="celery-worker-watchdog", daemon=True)
+        self._watchdog.start()
+        self._beat = EmbeddedService(
+            self.celery,
+            thread=True,
+            schedule_filename=str(self.settings.data_dir / "celerybeat-schedule"),
+        )
+        self._beat.start()
+        log.info("embedded Celery worker %s and beat started", self.hostname)
+        if self.resume_pending:
+            self._resume_pending()
+
+    def _start_worker(self) -> None:
         self._worker = self.celery.WorkController(
             hostname=self.hostname,
             pool_cls="threads",
@@ -61,15 +85,19 @@ class EmbeddedJobs:
         )
         self._worker_thread = threading.Thread(target=self._worker.start, name="celery-worker", daemon=True)
         self._worker_thread.start()
-        self._beat = EmbeddedService(
-            self.celery,
-            thread=True,
-            schedule_filename=str(self.settings.data_dir / "celerybeat-schedule"),
-        )
-        self._beat.start()
-        log.info("embedded Celery worker %s and beat started", self.hostname)
-        if self.resume_pending:
-            self._resume_pending()
+
+    def _watch_worker(self) -> None:
+        """Start a new worker when the running one stopped by itself (not through `stop`)."""
+        while not self._stopping.wait(WORKER_WATCH_INTERVAL_S):
+            thread = self._worker_thread
+            if thread is not None and not thread.is_alive() and not self._stopping.is_set():
+                self.worker_restarts += 1
+                log.error("the embedded Celery worker stopped (exit code %s); starting a new one",
+                          getattr(self._worker, "exitcode", None))  # fmt: skip
+                try:
+                    self._start_worker()
+                except Exception:  # the broker may still be down: try again at the next look
+                    log.exception("the embedded Celery worker could not be started again")
 
     def _resume_pending(self) -> None:
         from jobs.tasks import resume_pending_turns
@@ -83,6 +111,9 @@ class EmbeddedJobs:
             log.info("queued the write tracks again for %d pending turns", queued)
 
     def stop(self) -> None:
+        self._stopping.set()
+        if self._watchdog is not None:
+            self._watchdog.join(timeout=10)
         if self._beat is not None:
             self._beat.stop()
         if self._worker is not None:

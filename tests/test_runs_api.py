@@ -129,3 +129,18 @@ def test_concurrent_steps_of_one_run_lose_no_update(runtime, namespace: str) -> 
     assert state.level == "GREEN" and len(state.calls) == 20
     ttl = runtime.redis.ttl(f"hg:{{{namespace}}}:run:busy:agent")
     assert 0 < ttl <= runtime.settings.breaker_run_ttl_s
+
+
+def test_a_non_ascii_resume_token_is_refused_not_a_500(api, ns: str) -> None:  # type: ignore[no-untyped-def]
+    """Finding (schemathesis): `POST …/runs/{run_id}/resume` with a resume token outside ASCII answered
+    500 (`secrets.compare_digest` refuses non-ASCII str); tokens are compared as UTF-8 bytes."""
+    call = {"name": "read_file", "arguments": {"path": "a.py"}, **QUIET}
+    for _ in range(4):
+        last = step(api, ns, "run-u", **call)
+    assert last["state"] == "RED"
+    resume_url = f"/v1/namespaces/{ns}/runs/run-u/resume"
+    wrong = api.post(resume_url, json={"resume_token": "jeton-é"})
+    assert wrong.status_code == 422 and wrong.json()["error"]["field"] == "resume_token", wrong.text
+    assert api.post(resume_url, json={"resume_token": last["resume_token"]}).status_code == 200
+    conflict = api.post(resume_url, json={"resume_token": "jeton-é"})  # a GREEN run: the retry check
+    assert conflict.status_code == 409 and conflict.json()["error"]["field"] == "run_id", conflict.text

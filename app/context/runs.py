@@ -13,6 +13,7 @@ from typing import Any
 
 from app.context.breaker import RunState, Step, Verdict, advance, resume
 from app.context.signals import Thresholds
+from app.domain.keys import same_secret
 from app.memory.errors import ConflictError, InputError, NotFoundError
 from app.settings import Settings
 from app.stores.runs import RunRecords
@@ -118,10 +119,10 @@ class Runs:
                 raise NotFoundError("run_id", f"no run {run_id!r} of agent {agent_id!r} (never reported, or expired)")
             state = RunState.from_json(current)
             if state.level != "RED":
-                if state.resumed_with is not None and secrets.compare_digest(state.resumed_with, resume_token):
+                if state.resumed_with is not None and same_secret(resume_token, state.resumed_with):
                     return None, state  # a retry of the resume that set it going
                 raise ConflictError("run_id", f"run {run_id!r} is {state.level}, not stopped: nothing to resume")
-            if state.resume_token is None or not secrets.compare_digest(state.resume_token, resume_token):
+            if state.resume_token is None or not same_secret(resume_token, state.resume_token):
                 raise InputError("resume_token", "is not this run's resume token")
             resumed = resume(state, now, resume_token)
             return resumed.to_json(), resumed
