@@ -96,6 +96,10 @@ class Settings(BaseSettings):
     # minute) takes them for a new one: a task message lost with its process, or a long backlog.
     pending_resume_after_s: float = Field(600.0, alias="HIPPOGRAPH_PENDING_RESUME_AFTER", gt=0)
 
+    # Threads of the Celery worker the API process hosts in the embedded run (jobs/embedded.py); a
+    # standalone worker takes `--concurrency` instead.
+    worker_concurrency: int = Field(2, alias="HIPPOGRAPH_WORKER_CONCURRENCY", ge=1, le=64)
+
     # Seconds a write batch's status stays readable (`GET /v1/namespaces/{ns}/batches/{id}`).
     batch_ttl_s: int = Field(7 * 24 * 3600, alias="HIPPOGRAPH_BATCH_TTL", ge=60)
 
