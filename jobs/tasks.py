@@ -178,8 +178,8 @@ def ingest_turns(
     checks: int = 0,
 ) -> dict[str, Any]:
     """Run the write tracks for turns already in the hot window (passed by key, not by value), those
-    this task can claim (another live task may hold some: it writes them), and up to
-    `HIPPOGRAPH_INGEST_COALESCE` turns in all that later batches queued. A turn that cannot be
+    this task can claim (another live task may hold some: it writes them), and, when it claimed any,
+    up to `HIPPOGRAPH_INGEST_COALESCE` turns in all that later batches queued. A turn that cannot be
     written becomes a dead letter (app/memory/batch_writer.py); an engine outage retries the batch
     on `retry_schedule` (`outage_retries` so far). While a running task writes turns it took over
     from this batch, the task looks again every `TAKEN_OVER_RECHECK_S` (`checks` so far), and is
@@ -195,9 +195,12 @@ def ingest_turns(
             runtime.batches.running(namespace, batch_id, datetime.now(UTC))
         # A turn stays pending until its tracks have run, however far the hot window has moved on.
         claimed = runtime.hot_window.claim(namespace, turn_keys, owner, CLAIM_LEASE_S, time.time())
-        # Turns later batches queued, written with these (their tasks find them written).
-        room = runtime.settings.ingest_coalesce_max - len(claimed)
-        claimed += runtime.hot_window.coalesce(namespace, owner, CLAIM_LEASE_S, time.time(), room)
+        # Turns later batches queued, written with these (their tasks find them written). Only by a
+        # task that has turns of its own to write: one whose turns were all written or taken over is
+        # done at once, so the queue behind a long write drains instead of each task writing again.
+        if claimed:
+            room = runtime.settings.ingest_coalesce_max - len(claimed)
+            claimed += runtime.hot_window.coalesce(namespace, owner, CLAIM_LEASE_S, time.time(), room)
         records, report = _write(runtime, namespace, claimed, owner, batch_id)
         # This batch's turns another running task took over: done once they are written.
         taken_over = runtime.hot_window.taken_over(namespace, turn_keys, owner)

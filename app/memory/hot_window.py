@@ -121,10 +121,12 @@ class WindowSearch:
     latest_session: str | None  # the session of the newest turn: the current focus of a local recall
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=16384)
 def _searchable(raw: str) -> tuple[Turn, Counter[str]]:
     """A stored turn and its word counts (read-only), cached by its stored text: every recall reads
-    the same newest turns, and decoding and tokenizing them was most of a hot-window search."""
+    the same newest turns and every pending one, and decoding and tokenizing them was most of a
+    hot-window search. Room for a backlog of pending turns (under load ~1,000-3,000 are pending at a
+    time; with 1,024 entries the cache thrashed and each recall decoded them all again)."""
     turn = decode_turn(raw)[0]
     return turn, Counter(tokens(turn.text))
 
