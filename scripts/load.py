@@ -11,7 +11,8 @@ embedded vector tier, the Celery worker with `--workers` threads and beat inside
 
 Each agent has its own writer key (created through the keys API with the bootstrap admin key; the
 default rate limit, 600 requests a minute per key, is far above an agent's ~20) and its own
-sessions. It posts a batch of 1-10 turns every 2-5 s (so 50 agents post ~80 turns/s, the second
+sessions, whose turns four people of its own say (--shared-speakers: the same four for every
+agent). It posts a batch of 1-10 turns every 2-5 s (so 50 agents post ~80 turns/s, the second
 tenant's 10 ~16: about 100 turns/s in all) and recalls now and then (--recall-every), for
 --minutes. Every text carries its tenant's marker word, and every recall asks for both markers.
 At the end: throughput, p50/p95/p99 per route, errors by status; the time the backlog takes to
@@ -106,8 +107,15 @@ async def timed(client: httpx.AsyncClient, stats: Stats, route: str, method: str
     return response
 
 
+def speaker(rng: random.Random, agent_index: int, shared: bool) -> str:
+    """Who says a turn: one of four people of the agent's own (an agent serves its own users), or,
+    `shared`, one of the same four for every agent (their facts change with every batch)."""
+    name = rng.choice(SPEAKERS)
+    return name if shared else f"{name} {agent_index}"
+
+
 async def agent(index: int, tenant: Tenant, key: str, client: httpx.AsyncClient, stats: Stats, deadline: float,
-                recall_every: int, seed: int) -> None:  # fmt: skip
+                recall_every: int, seed: int, shared_speakers: bool = False) -> None:  # fmt: skip
     """Post 1-10 turns every 2-5 s in this agent's sessions (a new one every 20 batches); every
     `recall_every`-th round, recall too."""
     rng = random.Random(seed * 1000 + index)
@@ -122,7 +130,7 @@ async def agent(index: int, tenant: Tenant, key: str, client: httpx.AsyncClient,
         for _ in range(rng.randint(1, 10)):
             clock += timedelta(seconds=rng.randint(5, 90))
             turns.append({"session_id": session, "turn_id": f"t{len(stats.acknowledged[ns])}-{rng.getrandbits(40):x}",
-                          "speaker": rng.choice(SPEAKERS), "text": turn_text(rng, tenant.marker),
+                          "speaker": speaker(rng, index, shared_speakers), "text": turn_text(rng, tenant.marker),
                           "timestamp": clock.isoformat()})  # fmt: skip
         response = await timed(client, stats, "POST /turns", "POST", f"/v1/namespaces/{ns}/turns",
                                json={"turns": turns}, headers=headers)  # fmt: skip
@@ -259,7 +267,7 @@ async def run_load(base: str, tenants: Sequence[Tenant], keys: dict[str, list[st
                     f"  {time.monotonic() - start:6.0f} s  acknowledged {acked:>7,}  pending {pending:>6,}", flush=True
                 )
 
-        tasks = [agent(i, t, key, client, stats, deadline, args.recall_every, args.seed)
+        tasks = [agent(i, t, key, client, stats, deadline, args.recall_every, args.seed, args.shared_speakers)
                  for t in tenants for i, key in enumerate(keys[t.namespace])]  # fmt: skip
         await asyncio.gather(sample(), *tasks)
     return stats, samples, time.monotonic() - start
@@ -360,6 +368,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--drain-timeout", type=float, default=600.0, help="seconds to wait for the backlog")
     parser.add_argument("--namespace", default="load", help="the tenants are <namespace>-a and <namespace>-b")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--shared-speakers", action="store_true",
+                        help="every agent's turns are said by the same four people (a stress case: each fact "
+                        "key's timeline grows with every batch of every agent)")  # fmt: skip
     parser.add_argument("--json", type=Path, help="also write the report here")
     add_engine_arguments(parser)
     args = parser.parse_args(argv)
