@@ -218,20 +218,20 @@ def ingest_turns(
     except Exception as exc:
         log.warning("ingest_turns failed: %s", type(exc).__name__, extra={**fields, "error": type(exc).__name__})
         raise
-    if taken_over and checks < TAKEN_OVER_CHECKS:
-        again = {"request_id": request_id, "outage_retries": outage_retries, "checks": checks + 1}
-        raise self.retry(countdown=TAKEN_OVER_RECHECK_S, kwargs=again)
-    seconds = time.perf_counter() - start
     runtime.metrics.observe_ingest(namespace, report.turns, report.seconds_by_stage)
-    log.info("ingest_turns done", extra={**fields, "turns": report.turns, "duration_ms": round(seconds * 1000, 2)})
-    result = asdict(report)
-    if batch_id:
-        runtime.batches.done(namespace, batch_id, result, datetime.now(UTC))
     # A written turn's dead-letter id would have been its node id.
     written = [node_id for node_id in (dead_letter_id(*record) for record in records)
                if node_id not in report.dead_lettered]  # fmt: skip
     if runtime.llm is not None and written:  # after the rule tracks, and never in the write's way
         enrich_turns.delay(namespace, written)
+    if taken_over and checks < TAKEN_OVER_CHECKS:
+        again = {"request_id": request_id, "outage_retries": outage_retries, "checks": checks + 1}
+        raise self.retry(countdown=TAKEN_OVER_RECHECK_S, kwargs=again)
+    seconds = time.perf_counter() - start
+    log.info("ingest_turns done", extra={**fields, "turns": report.turns, "duration_ms": round(seconds * 1000, 2)})
+    result = asdict(report)
+    if batch_id:
+        runtime.batches.done(namespace, batch_id, result, datetime.now(UTC))
     return result
 
 
