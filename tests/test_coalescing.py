@@ -72,10 +72,10 @@ def test_the_first_task_writes_the_batches_queued_behind_it(tasks_runtime, cyphe
         runtime.batches.queued(namespace, batch_id, len(keys), datetime.now(UTC))
         runtime.hot_window.claim(namespace, keys, batch_id, 600, time.time(), queued=True)
 
-    first = ingest_turns.apply((namespace, batches["batch-a"]), task_id="batch-a").get()
+    first = ingest_turns.apply((namespace, batches["batch-a"]), task_id="batch-a").get(disable_sync_subtasks=False)
     assert first["turns"] == 12 and first["dialogues_created"] == 12  # all three batches
     for batch_id in ("batch-b", "batch-c"):
-        later = ingest_turns.apply((namespace, batches[batch_id]), task_id=batch_id).get()
+        later = ingest_turns.apply((namespace, batches[batch_id]), task_id=batch_id).get(disable_sync_subtasks=False)
         assert later["turns"] == 0  # found written
         assert runtime.batches.status(namespace, batch_id)["status"] == "done"
     rows = cypher("MATCH (d:Dialogue {namespace: $ns}) RETURN d.id AS id, count(*) AS n", ns=namespace)
