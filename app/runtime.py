@@ -152,7 +152,7 @@ class Runtime:
         if settings.embedded_vectors if host_jobs is None else host_jobs:
             from jobs.embedded import EmbeddedJobs
 
-            runtime.jobs = EmbeddedJobs(runtime)
+            runtime.jobs = EmbeddedJobs(runtime, concurrency=settings.worker_concurrency)
             runtime.jobs.start()
         return runtime
 

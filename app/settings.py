@@ -100,6 +100,15 @@ class Settings(BaseSettings):
     # minute) takes them for a new one: a task message lost with its process, or a long backlog.
     pending_resume_after_s: float = Field(600.0, alias="HIPPOGRAPH_PENDING_RESUME_AFTER", gt=0)
 
+    # A running ingest task also writes up to this many turns that later batches of its namespace
+    # queued (their tasks, when they run, find them written): many small writers' turns go through
+    # fewer, larger writes. 0: each task writes its own batch only.
+    ingest_coalesce_max: int = Field(500, alias="HIPPOGRAPH_INGEST_COALESCE", ge=0, le=10_000)
+
+    # Threads of the Celery worker the API process hosts in the embedded run (jobs/embedded.py); a
+    # standalone worker takes `--concurrency` instead.
+    worker_concurrency: int = Field(2, alias="HIPPOGRAPH_WORKER_CONCURRENCY", ge=1, le=64)
+
     # Seconds a write batch's status stays readable (`GET /v1/namespaces/{ns}/batches/{id}`).
     batch_ttl_s: int = Field(7 * 24 * 3600, alias="HIPPOGRAPH_BATCH_TTL", ge=60)
 

@@ -21,6 +21,7 @@ from app.api.schemas import MAX_TURNS_PER_BATCH
 from app.extract.llm import LlmUnavailable
 from app.memory.batch_writer import OUTAGE_ERRORS
 from app.memory.dead_letters import dead_letter_id
+from app.memory.ingest import IngestReport
 from app.memory.learning import FlushReport
 from app.stores.hot import single_flight
 from jobs.celery_app import celery_app
@@ -109,6 +110,10 @@ def optimize_vectors() -> dict[str, Any]:
 # the way): a task that died lets them go after this, for the `resume_pending` job.
 CLAIM_LEASE_S = 60.0
 RETRY_BASE_DELAY_S = 1.0
+# While another running task writes turns it took over from a task's batch (`coalesce`), the task
+# looks again after this long (a retry: it holds no worker thread meanwhile), at most this often.
+TAKEN_OVER_RECHECK_S = 1.0
+TAKEN_OVER_CHECKS = 1800
 
 
 def retry_schedule(window_s: float, base_s: float = RETRY_BASE_DELAY_S, cap_s: float = 60.0) -> list[float]:
@@ -154,12 +159,32 @@ def _claim_renewed(runtime: Runtime, namespace: str, keys: list[str], owner: str
         stop.set()
 
 
+def _write(
+    runtime: Runtime, namespace: str, keys: list[str], owner: str, batch_id: str | None
+) -> tuple[list[tuple[str, str]], IngestReport]:
+    """Write the pending turns `owner` holds under `keys`, renewing its claim meanwhile."""
+    with _claim_renewed(runtime, namespace, keys, owner):
+        records = runtime.hot_window.pending_records(namespace, keys)
+        return records, runtime.batch_writer.write(namespace, records, datetime.now(UTC), batch_id)
+
+
 @celery_app.task(name="hippograph.ingest_turns", base=IngestTask, bind=True, max_retries=None)
-def ingest_turns(self: Task, namespace: str, turn_keys: list[str], request_id: str | None = None) -> dict[str, Any]:
+def ingest_turns(
+    self: Task,
+    namespace: str,
+    turn_keys: list[str],
+    request_id: str | None = None,
+    outage_retries: int = 0,
+    checks: int = 0,
+) -> dict[str, Any]:
     """Run the write tracks for turns already in the hot window (passed by key, not by value), those
-    this task can claim (another live task may hold some: it writes them). A turn that cannot be
+    this task can claim (another live task may hold some: it writes them), and, when it claimed any,
+    up to `HIPPOGRAPH_INGEST_COALESCE` turns in all that later batches queued. A turn that cannot be
     written becomes a dead letter (app/memory/batch_writer.py); an engine outage retries the batch
-    on `retry_schedule`. `request_id`: the API request that queued them, for the log lines."""
+    on `retry_schedule` (`outage_retries` so far). While a running task writes turns it took over
+    from this batch, the task looks again every `TAKEN_OVER_RECHECK_S` (`checks` so far), and is
+    done once they are written; it writes them itself if that task died. Its report counts what its
+    last run wrote. `request_id`: the API request that queued them, for the log lines."""
     runtime = current_runtime()
     batch_id = self.request.id
     owner = batch_id or f"local-{uuid.uuid4()}"
@@ -170,33 +195,43 @@ def ingest_turns(self: Task, namespace: str, turn_keys: list[str], request_id: s
             runtime.batches.running(namespace, batch_id, datetime.now(UTC))
         # A turn stays pending until its tracks have run, however far the hot window has moved on.
         claimed = runtime.hot_window.claim(namespace, turn_keys, owner, CLAIM_LEASE_S, time.time())
-        with _claim_renewed(runtime, namespace, claimed, owner):
-            records = runtime.hot_window.pending_records(namespace, claimed)
-            report = runtime.batch_writer.write(namespace, records, datetime.now(UTC), batch_id)
+        # Turns later batches queued, written with these (their tasks find them written). Only by a
+        # task that has turns of its own to write: one whose turns were all written or taken over is
+        # done at once, so the queue behind a long write drains instead of each task writing again.
+        if claimed:
+            room = runtime.settings.ingest_coalesce_max - len(claimed)
+            claimed += runtime.hot_window.coalesce(namespace, owner, CLAIM_LEASE_S, time.time(), room)
+        records, report = _write(runtime, namespace, claimed, owner, batch_id)
+        # This batch's turns another running task took over: done once they are written.
+        taken_over = runtime.hot_window.taken_over(namespace, turn_keys, owner)
     except OUTAGE_ERRORS as exc:
         log.warning("ingest_turns failed: %s", type(exc).__name__, extra={**fields, "error": type(exc).__name__})
         settings = runtime.settings
         delays = retry_schedule(settings.ingest_retry_window_s, cap_s=settings.ingest_retry_max_delay_s)
-        if self.request.retries >= len(delays):
+        if outage_retries >= len(delays):
             raise
-        delay = delays[self.request.retries] * (1 + random.random() / 10)  # jitter: spread the herd
+        delay = delays[outage_retries] * (1 + random.random() / 10)  # jitter: spread the herd
         with contextlib.suppress(Exception):  # hold the turns through the wait (Redis may be down)
             runtime.hot_window.claim(namespace, turn_keys, owner, delay + CLAIM_LEASE_S, time.time())
-        raise self.retry(exc=exc, countdown=delay) from exc
+        again = {"request_id": request_id, "outage_retries": outage_retries + 1, "checks": checks}
+        raise self.retry(exc=exc, countdown=delay, kwargs=again) from exc
     except Exception as exc:
         log.warning("ingest_turns failed: %s", type(exc).__name__, extra={**fields, "error": type(exc).__name__})
         raise
-    seconds = time.perf_counter() - start
     runtime.metrics.observe_ingest(namespace, report.turns, report.seconds_by_stage)
-    log.info("ingest_turns done", extra={**fields, "turns": report.turns, "duration_ms": round(seconds * 1000, 2)})
-    result = asdict(report)
-    if batch_id:
-        runtime.batches.done(namespace, batch_id, result, datetime.now(UTC))
     # A written turn's dead-letter id would have been its node id.
     written = [node_id for node_id in (dead_letter_id(*record) for record in records)
                if node_id not in report.dead_lettered]  # fmt: skip
     if runtime.llm is not None and written:  # after the rule tracks, and never in the write's way
         enrich_turns.delay(namespace, written)
+    if taken_over and checks < TAKEN_OVER_CHECKS:
+        again = {"request_id": request_id, "outage_retries": outage_retries, "checks": checks + 1}
+        raise self.retry(countdown=TAKEN_OVER_RECHECK_S, kwargs=again)
+    seconds = time.perf_counter() - start
+    log.info("ingest_turns done", extra={**fields, "turns": report.turns, "duration_ms": round(seconds * 1000, 2)})
+    result = asdict(report)
+    if batch_id:
+        runtime.batches.done(namespace, batch_id, result, datetime.now(UTC))
     return result
 
 
@@ -238,7 +273,8 @@ def resume_namespace(runtime: Runtime, namespace: str) -> ResumeReport:
             task_id = str(uuid.uuid4())
             chunk = keys[start : start + MAX_TURNS_PER_BATCH]
             # Held like a queued batch: if this message is lost too, the next run takes them again.
-            claimed = runtime.hot_window.claim(namespace, chunk, task_id, runtime.settings.pending_resume_after_s, now)
+            lease = runtime.settings.pending_resume_after_s
+            claimed = runtime.hot_window.claim(namespace, chunk, task_id, lease, now, queued=True)
             if claimed:
                 ingest_turns.apply_async((namespace, claimed), task_id=task_id)
                 queued += len(claimed)

@@ -79,10 +79,11 @@ def queue_ingest(runtime: Runtime, ns: str, keys: list[str], batch_id: str, requ
     """Queue the ingest task `batch_id` for the pending `keys`, claimed for it first: the
     `resume_pending` job leaves them to it for `HIPPOGRAPH_PENDING_RESUME_AFTER` (it may wait in a
     backlog), then takes them for a new task if it has not claimed them itself by then (the message
-    was lost). Also the replay of a dead letter."""
+    was lost). Until its task runs, a running task of the namespace may take them over and write them
+    with its own (`HIPPOGRAPH_INGEST_COALESCE`). Also the replay of a dead letter."""
     from jobs.tasks import ingest_turns
 
-    runtime.hot_window.claim(ns, keys, batch_id, runtime.settings.pending_resume_after_s, time.time())
+    runtime.hot_window.claim(ns, keys, batch_id, runtime.settings.pending_resume_after_s, time.time(), queued=True)
     with broker_unavailable():  # the turns are in the hot window; a retry stores nothing twice
         ingest_turns.apply_async(
             (ns, keys), {"request_id": getattr(request.state, "request_id", None)}, task_id=batch_id

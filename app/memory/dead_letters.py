@@ -97,6 +97,7 @@ class DeadLetters:
         pipe.hset(self._key(namespace), letter.id, json.dumps(asdict(letter), ensure_ascii=False))
         pipe.hdel(self.hot_window.pending_key(namespace), letter.turn_key)
         pipe.hdel(self.hot_window.claims_key(namespace), letter.turn_key)
+        pipe.hdel(self.hot_window.stolen_key(namespace), letter.turn_key)
         pipe.execute()
 
     def list(self, namespace: str) -> list[DeadLetter]:

@@ -12,6 +12,10 @@ lease it renews while it runs) and skips a turn another live task holds. A pendi
 live claim has lost its task (the task gave up, the process died, the message was lost): the
 `resume_pending` job queues it again (jobs/tasks.py). So a turn is written by one task at a time,
 however often it is queued.
+
+A queued batch's claim is marked as such (`QUEUED` before its owner): a running task may take
+such turns over (`coalesce`), so many small batches queued behind it are written as one larger
+one; it notes whose they were (`stolen`), and their own task, when it runs, waits for them.
 """
 
 from __future__ import annotations
@@ -32,27 +36,51 @@ from app.domain.turns import Turn
 from app.stores.hot import namespace_key
 
 DEFAULT_MAX_TURNS = 5000
+QUEUED = "q:"  # before the owner of a queued batch's claim: a running task may take the turns over
 
-# Claims the keys (ARGV[3:]) still pending (KEYS[1]) for owner ARGV[1] until ARGV[2] (epoch seconds)
-# in the claims hash (KEYS[2]): each one unclaimed, held by the same owner or whose claim expired
-# (an owner that died). Returns the keys claimed; a key held by another live owner is skipped.
+# Claims the keys (ARGV[4:]) still pending (KEYS[1]) for owner ARGV[1] until ARGV[2] (epoch seconds)
+# in the claims hash (KEYS[2]): each one unclaimed, held by the same owner (also as a queued batch:
+# its task takes over its own claim) or whose claim expired (an owner that died). Returns the keys
+# claimed; a key held by another live owner is skipped. ARGV[3]: now.
 _CLAIM = """
 local claimed = {}
 local now = tonumber(ARGV[3])
+local queued = '__QUEUED__' .. ARGV[1]
 for i = 4, #ARGV do
   local key = ARGV[i]
   if redis.call('hexists', KEYS[1], key) == 1 then
     local held = redis.call('hget', KEYS[2], key)
     local owner, expiry = nil, nil
     if held then owner, expiry = string.match(held, '^(%S+) (%S+)$') end
-    if not held or owner == ARGV[1] or tonumber(expiry) <= now then
+    if not held or owner == ARGV[1] or owner == queued or tonumber(expiry) <= now then
       redis.call('hset', KEYS[2], key, ARGV[1] .. ' ' .. ARGV[2])
       claimed[#claimed + 1] = key
     end
   end
 end
 return claimed
-"""
+""".replace("__QUEUED__", QUEUED)
+# Takes over up to ARGV[4] pending turns (KEYS[1]) for the running owner ARGV[1] until ARGV[2]: those
+# unclaimed, whose claim expired, or held by a queued batch (noted in the stolen hash KEYS[3]: turn
+# key -> that batch's owner). ARGV[3]: now. Returns the keys taken.
+_COALESCE = """
+local taken = {}
+local now = tonumber(ARGV[3])
+local limit = tonumber(ARGV[4])
+for _, key in ipairs(redis.call('hkeys', KEYS[1])) do
+  if #taken >= limit then break end
+  local held = redis.call('hget', KEYS[2], key)
+  local owner, expiry = nil, nil
+  if held then owner, expiry = string.match(held, '^(%S+) (%S+)$') end
+  local queued = owner and string.sub(owner, 1, #'__QUEUED__') == '__QUEUED__'
+  if owner ~= ARGV[1] and (not held or queued or tonumber(expiry) <= now) then
+    redis.call('hset', KEYS[2], key, ARGV[1] .. ' ' .. ARGV[2])
+    if queued then redis.call('hset', KEYS[3], key, string.sub(owner, #'__QUEUED__' + 1)) end
+    taken[#taken + 1] = key
+  end
+end
+return taken
+""".replace("__QUEUED__", QUEUED)
 # Drops the claims (KEYS[1]) on ARGV[2:] that owner ARGV[1] holds.
 _RELEASE = """
 local released = 0
@@ -93,10 +121,12 @@ class WindowSearch:
     latest_session: str | None  # the session of the newest turn: the current focus of a local recall
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=16384)
 def _searchable(raw: str) -> tuple[Turn, Counter[str]]:
     """A stored turn and its word counts (read-only), cached by its stored text: every recall reads
-    the same newest turns, and decoding and tokenizing them was most of a hot-window search."""
+    the same newest turns and every pending one, and decoding and tokenizing them was most of a
+    hot-window search. Room for a backlog of pending turns (under load ~1,000-3,000 are pending at a
+    time; with 1,024 entries the cache thrashed and each recall decoded them all again)."""
     turn = decode_turn(raw)[0]
     return turn, Counter(tokens(turn.text))
 
@@ -171,20 +201,47 @@ class HotWindow:
             pipe = self.client.pipeline(transaction=True)
             pipe.hdel(self.pending_key(namespace), *keys)
             pipe.hdel(self.claims_key(namespace), *keys)
+            pipe.hdel(self.stolen_key(namespace), *keys)
             pipe.execute()
 
     def claims_key(self, namespace: str) -> str:
         """The hash of the pending turns' claims (turn key -> "owner expiry")."""
         return namespace_key(namespace, "hot", "claims")
 
-    def claim(self, namespace: str, keys: Sequence[str], owner: str, lease_s: float, now: float) -> list[str]:
+    def stolen_key(self, namespace: str) -> str:
+        """The hash of pending turns a running task took over from a queued batch (key -> its owner)."""
+        return namespace_key(namespace, "hot", "stolen")
+
+    def claim(
+        self, namespace: str, keys: Sequence[str], owner: str, lease_s: float, now: float, queued: bool = False
+    ) -> list[str]:
         """Claim the pending `keys` for `owner` until `now + lease_s` (epoch seconds); returns the keys
-        claimed (in order): a key another owner holds until later is not, nor one no longer pending."""
+        claimed (in order): a key another owner holds until later is not, nor one no longer pending.
+        `queued`: for a batch whose task is queued, which a running task may take over (`coalesce`)."""
         if not keys:
             return []
-        args = [owner, repr(now + lease_s), repr(now), *keys]
+        args = [QUEUED + owner if queued else owner, repr(now + lease_s), repr(now), *keys]
         claimed = self.client.eval(_CLAIM, 2, self.pending_key(namespace), self.claims_key(namespace), *args)
         return [str(key) for key in claimed]  # type: ignore[union-attr]
+
+    def coalesce(self, namespace: str, owner: str, lease_s: float, now: float, limit: int) -> list[str]:
+        """Take over, for the running `owner` until `now + lease_s`, up to `limit` pending turns that
+        queued batches hold (or nobody holds), so they are written with its own; returns their keys."""
+        if limit <= 0:
+            return []
+        keys = (self.pending_key(namespace), self.claims_key(namespace), self.stolen_key(namespace))
+        taken = self.client.eval(_COALESCE, 3, *keys, owner, repr(now + lease_s), repr(now), str(limit))
+        return [str(key) for key in taken]  # type: ignore[union-attr]
+
+    def taken_over(self, namespace: str, keys: Sequence[str], owner: str) -> list[str]:
+        """Those of `keys` still pending that a running task took over from `owner`'s queued batch."""
+        if not keys:
+            return []
+        pipe = self.client.pipeline(transaction=False)
+        pipe.hmget(self.stolen_key(namespace), list(keys))
+        pipe.hmget(self.pending_key(namespace), list(keys))
+        stolen, pending = pipe.execute()
+        return [key for key, by, raw in zip(keys, stolen, pending, strict=True) if raw and by == owner]
 
     def release(self, namespace: str, keys: Sequence[str], owner: str) -> int:
         """Drop `owner`'s claims on `keys` (its task gave up): they wait for the next resume."""
