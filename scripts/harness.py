@@ -122,10 +122,12 @@ def admin_headers(settings: Settings) -> dict[str, str]:
 
 
 @contextmanager
-def served_api(runtime: Runtime, timeout_s: float = 600.0) -> Iterator[httpx.Client]:
-    """The API over HTTP on a free local port (uvicorn in a thread), and a client for it."""
+def served_api(runtime: Runtime, timeout_s: float = 600.0, settings: Settings | None = None) -> Iterator[httpx.Client]:
+    """The API over HTTP on a free local port (uvicorn in a thread), and a client for it; `settings`
+    overrides the runtime's for the app itself (its limits)."""
     port = free_port()
-    config = uvicorn.Config(create_app(runtime=runtime), host="127.0.0.1", port=port, log_level="warning")
+    app = create_app(settings=settings, runtime=runtime)
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

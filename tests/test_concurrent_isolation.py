@@ -60,7 +60,9 @@ def _work(base_url: str, tenant: Tenant, thread: int, deadline: float) -> None:
 
 def test_two_tenants_writing_and_recalling_at_once_never_see_each_other(runtime, worker, cypher, namespace) -> None:  # type: ignore[no-untyped-def]
     tenants = [Tenant(f"{namespace}-{side}", f"tenant{side}{uuid.uuid4().hex[:8]}") for side in "ab"]
-    with served_api(runtime) as admin:
+    # Isolation under concurrency, not rate limiting (tests/test_rate_limit.py): 8 threads share a key.
+    unlimited = runtime.settings.model_copy(update={"rate_limit_reader": "", "rate_limit_writer": ""})
+    with served_api(runtime, settings=unlimited) as admin:
         for tenant in tenants:
             assert admin.put(f"/v1/namespaces/{tenant.name}").status_code == 201
             created = admin.post("/v1/keys", json={"namespace": tenant.name, "role": "writer", "agent_id": "bot"})
