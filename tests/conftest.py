@@ -20,7 +20,7 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -285,3 +285,19 @@ def celery_configured(services: Services) -> None:
     celery_app.conf.broker_url = services.redis_url
     celery_app.conf.result_backend = services.redis_url
     celery_app.conf.task_default_queue = f"test-{uuid.uuid4().hex[:12]}"
+
+
+def assert_each_turn_once(driver: Any, namespace: str, acknowledged: list[str]) -> None:
+    """Every acknowledged turn is one Dialogue node with one Episode parent, and nothing else was
+    written (the fault drills' loss and duplication check)."""
+    rows = driver.execute_query(
+        "MATCH (d:Dialogue {namespace: $ns}) OPTIONAL MATCH (e:Episode)-[h:HIERARCHY]->(d) "
+        "RETURN d.id AS id, count(h) AS parents",
+        {"ns": namespace},
+    ).records
+    written = {row["id"]: row["parents"] for row in rows}
+    assert len(rows) == len(written)  # one node per id
+    missing = set(acknowledged) - set(written)
+    assert not missing, f"{len(missing)} acknowledged turns missing, e.g. {sorted(missing)[:3]}"
+    assert sorted(written) == sorted(set(acknowledged))  # nothing else
+    assert set(written.values()) == {1}  # its structure once

@@ -21,7 +21,7 @@ from fastapi.testclient import TestClient
 from app.api.main import create_app
 from app.runtime import Runtime
 from jobs.embedded import EmbeddedJobs
-from tests.conftest import Services, admin_headers, make_settings
+from tests.conftest import Services, admin_headers, assert_each_turn_once, make_settings
 from tests.test_engine_outage import PrivateNeo4j, private_neo4j  # noqa: F401  (the fixture)
 
 BATCH = 10
@@ -91,15 +91,7 @@ def test_neo4j_stopped_mid_load_loses_and_duplicates_nothing_without_a_restart(
             # Some tasks gave up during the outage: their turns came back through resume_pending.
             assert "failed" in statuses and set(statuses) <= {"done", "failed"}, statuses
 
-        rows = runtime.graph.driver.execute_query(
-            "MATCH (d:Dialogue {namespace: $ns}) OPTIONAL MATCH (e:Episode)-[h:HIERARCHY]->(d) "
-            "RETURN d.id AS id, count(h) AS parents",
-            {"ns": namespace},
-        ).records
-        written = {row["id"]: row["parents"] for row in rows}
-        assert len(rows) == len(written)  # one node per id
-        assert sorted(written) == sorted(set(acknowledged))  # every acknowledged turn, nothing else
-        assert set(written.values()) == {1}  # its structure once
+        assert_each_turn_once(runtime.graph.driver, namespace, acknowledged)
         assert runtime.dead_letters.list(namespace) == []  # an outage is never a dead letter
     finally:
         stop_posting.set()

@@ -33,7 +33,7 @@ import pytest
 import redis
 
 from app.memory.hot_window import HotWindow
-from tests.conftest import REPO, Services, admin_headers, run_script
+from tests.conftest import REPO, Services, admin_headers, assert_each_turn_once, run_script
 from tests.test_engine_outage import SEED_NODE_ID, _v1_operations
 
 BATCH = 10
@@ -229,17 +229,7 @@ def _assert_each_once(services: Services, namespace: str, acknowledged: list[str
     from neo4j import GraphDatabase
 
     with GraphDatabase.driver(services.neo4j_uri, auth=(services.neo4j_user, services.neo4j_password)) as driver:
-        rows = driver.execute_query(
-            "MATCH (d:Dialogue {namespace: $ns}) OPTIONAL MATCH (e:Episode)-[h:HIERARCHY]->(d) "
-            "RETURN d.id AS id, count(h) AS parents",
-            {"ns": namespace},
-        ).records
-    written = {row["id"]: row["parents"] for row in rows}
-    assert len(rows) == len(written)  # one node per id
-    missing = set(acknowledged) - set(written)
-    assert not missing, f"{len(missing)} acknowledged turns missing, e.g. {sorted(missing)[:3]}"
-    assert sorted(written) == sorted(set(acknowledged))  # nothing else
-    assert set(written.values()) == {1}  # its structure once
+        assert_each_turn_once(driver, namespace, acknowledged)
 
 
 def test_redis_killed_mid_load_answers_503_and_loses_nothing(
