@@ -3,7 +3,10 @@ signal, recovery, a stopped run, resume; call signatures and the state's JSON.""
 
 from __future__ import annotations
 
+import re
+
 from app.context.breaker import RunState, Step, advance, call_signature, escalate, resume
+from app.context.runs import new_resume_token
 from app.context.signals import Reading, Thresholds
 
 T = Thresholds()
@@ -108,3 +111,10 @@ def test_history_is_bounded_and_the_state_round_trips_through_json() -> None:
     assert len(state.texts) == T.texts_kept
     assert (state.tokens, state.window, state.pressure) == (39, 100, 0.39)
     assert RunState.from_json(state.to_json()) == state
+
+
+def test_resume_tokens_are_safe_command_line_words() -> None:
+    # A token that began with '-' was read as an option by `hippograph runs resume RUN TOKEN` (CI, stop 24).
+    tokens = {new_resume_token() for _ in range(500)}
+    assert len(tokens) == 500
+    assert all(re.fullmatch(r"[0-9a-f]{32}", token) for token in tokens)

@@ -73,6 +73,12 @@ def _iso(epoch_s: float) -> str:
     return datetime.fromtimestamp(epoch_s, UTC).isoformat()
 
 
+def new_resume_token() -> str:
+    """A resume token: hex, so it is safe as a shell word and never read as a CLI option
+    (`token_urlsafe` may begin with '-')."""
+    return secrets.token_hex(16)
+
+
 class Runs:
     def __init__(
         self, records: RunRecords, thresholds: Thresholds, yellow_steps: int, clock: Callable[[], float] = time.time
@@ -89,7 +95,7 @@ class Runs:
     def step(self, namespace: str, agent_id: str, run_id: str, step: Step) -> tuple[RunView, Verdict]:
         """Advance the run (created by its first step) by one step."""
         now = self.clock()
-        token = secrets.token_urlsafe(24)
+        token = new_resume_token()
 
         def change(current: str | None) -> tuple[str | None, tuple[RunState, Verdict]]:
             state = RunState.from_json(current) if current else RunState(started_at=now)

@@ -5,6 +5,8 @@ Results come back as plain Python values (neo4j.time types become `datetime`/`da
 
 from __future__ import annotations
 
+import random
+import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -87,6 +89,17 @@ class GraphTx:
 
 # A read on a pooled connection the server has dropped (a restart) is run once more on a new one.
 _RECONNECT_ERRORS = (neo4j.exceptions.ServiceUnavailable, neo4j.exceptions.SessionExpired)
+
+# Tries of an auto-commit read that meets a transient error, and the longest pause (s) after try n is n times this.
+_TRANSIENT_READ_ATTEMPTS = 3
+_TRANSIENT_READ_BACKOFF_S = 0.05
+
+
+def retry_transient_read(exc: neo4j.exceptions.TransientError, attempt: int) -> bool:
+    """Whether a read that failed with `exc` on try `attempt` is tried again: a retryable transient
+    error (the driver's own classification, e.g. `Transaction.Outdated`, `DeadlockDetected`), not a
+    stopped transaction (a timeout is an answer: 503), while tries are left."""
+    return attempt < _TRANSIENT_READ_ATTEMPTS and exc.is_retryable() and not _is_timeout(exc.code or "")
 
 # Driver errors that mean Neo4j cannot serve now, not that the query is wrong: no server answers or
 # the connection dropped (ServiceUnavailable and its Read/Write/Routing/IncompleteCommit subclasses,
@@ -186,13 +199,24 @@ class GraphStore:
     @neo4j_unavailable()
     def read(self, name: str, timeout_s: float | None = None, **params: Any) -> list[dict[str, Any]]:
         """A read in an auto-commit transaction: one round trip (a managed one also sends BEGIN and
-        COMMIT, ~1.4 ms more per recall query, measured). Reads are idempotent, so a dropped
-        connection gets one more try."""
+        COMMIT, ~1.4 ms more per recall query, measured). The driver retries only managed
+        transactions, so this one retries what they would: reads are idempotent, so a dropped
+        connection gets one more try, and a transient error (a read outdated by a concurrent write,
+        seen under 16 threads writing and recalling) up to `_TRANSIENT_READ_ATTEMPTS` tries."""
         query = neo4j.Query(self.queries[name], timeout=timeout_s or self.query_timeout_s)  # type: ignore[arg-type]
-        try:
-            return self._auto_commit_read(query, params)
-        except _RECONNECT_ERRORS:
-            return self._auto_commit_read(query, params)
+        reconnected = False
+        for attempt in range(1, _TRANSIENT_READ_ATTEMPTS + 1):
+            try:
+                return self._auto_commit_read(query, params)
+            except _RECONNECT_ERRORS:
+                if reconnected:
+                    raise
+                reconnected = True
+            except neo4j.exceptions.TransientError as exc:
+                if not retry_transient_read(exc, attempt):
+                    raise
+                time.sleep(random.uniform(0, _TRANSIENT_READ_BACKOFF_S * attempt))  # jittered: out of step with writers
+        return self._auto_commit_read(query, params)  # after a reconnect on the last attempt
 
     def _auto_commit_read(self, query: neo4j.Query, params: dict[str, Any]) -> list[dict[str, Any]]:
         with self.driver.session(database=self.database, default_access_mode=neo4j.READ_ACCESS) as session:
