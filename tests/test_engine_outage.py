@@ -244,8 +244,10 @@ def test_a_redis_outage_answers_503_naming_redis(services: Services, tmp_path: P
                                                  namespace: str, unused_port: int) -> None:  # fmt: skip
     admin_key = secrets.token_urlsafe(24)
     settings = make_settings(services, tmp_path, HIPPOGRAPH_ADMIN_KEY=admin_key)
-    with _api(settings, embedder) as client:  # create the namespace while Redis answers
+    memory = {"type": "Knowledge", "label": "launch", "content": "The Phoenix launch moved to May."}
+    with _api(settings, embedder) as client:  # create the namespace and a memory while Redis answers
         assert client.put(f"/v1/namespaces/{namespace}").status_code == 201
+        node_id = client.post(f"/v1/namespaces/{namespace}/memories", json=memory).json()["id"]
     broken = make_settings(services, tmp_path, HIPPOGRAPH_ADMIN_KEY=admin_key,
                            REDIS_URL=f"redis://127.0.0.1:{unused_port}/0")  # fmt: skip
     with _api(broken, embedder) as client:
@@ -253,6 +255,12 @@ def test_a_redis_outage_answers_503_naming_redis(services: Services, tmp_path: P
         _assert_engine_unavailable(client.post(f"/v1/namespaces/{namespace}/turns", json=body), "redis", "turns")
         response = client.post(f"/v1/namespaces/{namespace}/recall", json={"query": "hello"})
         _assert_engine_unavailable(response, "redis", "recall")
+        # Erasing a namespace starts with its hot state: without Redis nothing of it is erased.
+        _assert_engine_unavailable(client.delete(f"/v1/namespaces/{namespace}"), "redis", "namespace delete")
+    with _api(settings, embedder) as client:
+        assert client.get(f"/v1/namespaces/{namespace}/nodes/{node_id}").status_code == 200
+        assert client.delete(f"/v1/namespaces/{namespace}").json()["deleted"]["nodes"] >= 1  # the retry finishes it
+        assert client.get(f"/v1/namespaces/{namespace}").status_code == 404
 
 
 def test_a_broker_that_refuses_the_task_answers_503(

@@ -86,12 +86,15 @@ class Namespaces:
         }
 
     def delete(self, namespace: str) -> dict[str, int]:
-        """Erase the namespace's graph, vectors and hot state, and nothing else."""
+        """Erase the namespace's graph, vectors and hot state, and nothing else. The hot state goes
+        first: its pending turns can no longer be ingested into the graph being erased, and a Redis
+        outage stops the erase before anything else is gone. Every step is idempotent, so after a
+        failure half-way (503) the same delete again finishes it; the namespace's own node goes last."""
         self.require(namespace)
+        hot_keys = delete_namespace_keys(self.hot, namespace)
         self.graph.run_batched("namespace.delete_relationships", namespace=namespace)
         deleted = self.graph.run_batched("namespace.delete_memories", namespace=namespace)[0]["deleted"]
         self.vectors.delete_namespace(namespace)
-        hot_keys = delete_namespace_keys(self.hot, namespace)
         self.graph.write("namespace.delete", namespace=namespace)
         return {"nodes": deleted, "hot_keys": hot_keys}
 
