@@ -17,6 +17,7 @@ def main() -> None:
         create_app(settings),
         host=settings.host,
         port=settings.port,
+        timeout_keep_alive=settings.keep_alive_s,
         log_level="info",
         log_config=None,
         access_log=False,

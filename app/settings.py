@@ -58,6 +58,10 @@ class Settings(BaseSettings):
     # sets 0.0.0.0, since only its published port reaches it.
     host: str = Field("127.0.0.1", alias="HIPPOGRAPH_HOST")
     port: int = Field(8000, alias="HIPPOGRAPH_PORT", ge=1, le=65535)
+    # Seconds an idle keep-alive connection stays open. Longer than clients' own idle expiry (httpx
+    # 5 s, a load balancer's 60 s): with uvicorn's 5 s, a client reusing a connection the server was
+    # closing at that moment got a reset (28 `ReadError`s in a 10-minute scripts/load.py run).
+    keep_alive_s: int = Field(65, alias="HIPPOGRAPH_KEEP_ALIVE_SECONDS", ge=1, le=3600)
     # The bootstrap admin key (every namespace). Unset: generated at first start into
     # `<data_dir>/admin.key` (mode 0600); see app/auth/bootstrap.py.
     admin_key: SecretStr | None = Field(None, alias="HIPPOGRAPH_ADMIN_KEY")

@@ -230,7 +230,9 @@ def test_pending_turns_whose_task_is_gone_resume_without_a_restart(runtime, cyph
     runtime.hot_window.claim(namespace, keys[2:], live, 600, time.time())
 
     assert resume_pending(namespace) == {namespace: {"turns": 2, "error": None}}
-    _wait(lambda: _dialogues(cypher, namespace) == ["0", "1"], what="the resumed turns")
+    # Done when they leave the pending hash: their Dialogue nodes exist early, the task runs on for seconds.
+    _wait(lambda: runtime.hot_window.pending_keys(namespace) == sorted(keys[2:]), what="the resumed turns")
+    assert _dialogues(cypher, namespace) == ["0", "1"]
     assert resume_pending(namespace) == {namespace: {"turns": 0, "error": None}}  # held by the live task
     # Queued again while their task still holds them: the second task skips them, nothing twice.
     queued = ingest_turns.apply_async((namespace, keys[2:]))

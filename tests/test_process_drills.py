@@ -16,6 +16,7 @@ Each takes 1–3 minutes (process start-up, claims of 60 s, beat's `resume_pendi
 from __future__ import annotations
 
 import contextlib
+import http.client
 import os
 import secrets
 import signal
@@ -310,3 +311,22 @@ def test_api_killed_mid_ingest_resumes_pending_turns_exactly_once(
     pending = _drain(private_redis.url, namespace)
     assert pending == [], f"{len(pending)} turns still pending:\n{api_process.log_tail()}"
     _assert_each_once(services, namespace, poster.acknowledged)
+
+
+def test_an_idle_keep_alive_connection_outlives_a_clients_idle_expiry(api_process: ApiProcess) -> None:
+    # uvicorn's own 5 s equals httpx's idle expiry: a client reusing a connection as the server closed
+    # it got a reset (28 ReadErrors in a scripts/load.py run). The server now keeps it longer.
+    api_process.start()
+    connection = http.client.HTTPConnection("127.0.0.1", api_process.port, timeout=30)
+    try:
+        connection.request("GET", "/readyz")
+        first = connection.getresponse()
+        first.read()
+        assert first.status == 200 and first.getheader("connection") != "close"
+        time.sleep(7)  # past both 5 s expiries
+        connection.request("GET", "/readyz")  # on the same socket: a closed one raises RemoteDisconnected
+        second = connection.getresponse()
+        second.read()
+        assert second.status == 200
+    finally:
+        connection.close()
