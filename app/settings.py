@@ -38,6 +38,9 @@ class Settings(BaseSettings):
     # Embedded vector data folder; default `<HIPPOGRAPH_DATA_DIR>/vectors`.
     qdrant_path: Path | None = Field(None, alias="QDRANT_PATH")
     qdrant_collection: str = Field("hippograph_memories", alias="QDRANT_COLLECTION")
+    # The embedded engine in a child process of its own (app/stores/vectors/child_process.py): it
+    # holds the interpreter lock for each call, which the API's threads would otherwise wait for.
+    vector_process: bool = Field(True, alias="HIPPOGRAPH_VECTOR_PROCESS")
 
     redis_url: str = Field("redis://127.0.0.1:6379/0", alias="REDIS_URL")
 

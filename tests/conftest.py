@@ -7,7 +7,8 @@
 
 A service that cannot be had fails the tests that need it; nothing is skipped for a missing engine.
 Qdrant has no local server here: without `QDRANT_URL` or Docker the qdrant-client backend is tested
-in qdrant-client's local mode, and the default backend (Qdrant Edge) is always in-process.
+in qdrant-client's local mode, and the default backend (Qdrant Edge) is always embedded (in a child
+process of the runtime, as the embedded run uses it; tests/test_vectors.py also in-process).
 """
 
 from __future__ import annotations
@@ -127,7 +128,7 @@ def _engine_versions(found: Services) -> dict[str, str]:
         return {
             "neo4j": f"{found.neo4j_uri}  {store.server_version()}",
             "redis": f"{found.redis_url}  Redis {client.info('server')['redis_version']}",
-            "qdrant": found.qdrant_url or "qdrant-client local mode + Qdrant Edge (in-process)",
+            "qdrant": found.qdrant_url or "qdrant-client local mode + Qdrant Edge (embedded)",
         }
     finally:
         store.close()

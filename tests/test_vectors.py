@@ -3,6 +3,9 @@ server (QDRANT_URL or testcontainers) or, where neither exists, qdrant-client's 
 
 from __future__ import annotations
 
+import functools
+import os
+import signal
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,8 +13,10 @@ from pathlib import Path
 import pytest
 from qdrant_client import QdrantClient
 
+from app.errors import EngineUnavailable
 from app.stores.vectors import VectorRecord, VectorStore
 from app.stores.vectors.base import PASSAGE_DISCOUNT, VectorDimensionError, point_id
+from app.stores.vectors.child_process import SEARCHES_PER_CALL, ChildProcessVectorStore
 from app.stores.vectors.qdrant_edge import EdgeVectorStore
 from app.stores.vectors.qdrant_server import QdrantClientVectorStore
 
@@ -23,10 +28,13 @@ SENTENCES = {
 }
 
 
-@pytest.fixture(params=["qdrant-edge", "qdrant-client"])
+@pytest.fixture(params=["qdrant-edge", "qdrant-edge-child-process", "qdrant-client"])
 def store(request: pytest.FixtureRequest, services, tmp_path: Path, embedder) -> Iterator[VectorStore]:
     if request.param == "qdrant-edge":
         vector_store: VectorStore = EdgeVectorStore(tmp_path / "shard", embedder.dimension)
+    elif request.param == "qdrant-edge-child-process":  # how the embedded run uses it
+        opener = functools.partial(EdgeVectorStore, tmp_path / "shard", embedder.dimension)
+        vector_store = ChildProcessVectorStore(opener, embedder.dimension, EdgeVectorStore.backend)
     else:
         client = QdrantClient(url=services.qdrant_url) if services.qdrant_url else QdrantClient(":memory:")
         vector_store = QdrantClientVectorStore(client, f"test_{uuid.uuid4().hex[:8]}", embedder.dimension)
@@ -221,3 +229,29 @@ def test_edge_optimize_indexes_the_shard_and_search_stays_exact(tmp_path: Path, 
         assert isinstance(store.shard, edge.EdgeShard)
     finally:
         store.close()
+
+
+def test_the_child_process_store_opens_and_reopens_the_shard_and_reports_its_death(
+    tmp_path: Path, embedder, namespace: str
+) -> None:
+    path = tmp_path / "shard"
+    opener = functools.partial(EdgeVectorStore, path, embedder.dimension)
+    first = ChildProcessVectorStore(opener, embedder.dimension, EdgeVectorStore.backend)
+    first.upsert(namespace, _records(embedder, ["tea", "berlin", "car"]))
+    queries = embedder.embed(["where do I live now"] * (2 * SEARCHES_PER_CALL + 1))  # several round trips
+    assert [hits[0].node_id for hits in first.search_many(namespace, queries, 1)] == ["knowledge:berlin"] * len(queries)
+    first.close()  # the shard is closed and released: it opens again (in this process, too)
+    reopened = EdgeVectorStore(path, embedder.dimension)
+    assert reopened.count(namespace) == 3
+    reopened.close()
+    with pytest.raises(VectorDimensionError):  # the child's opening error reaches the caller
+        ChildProcessVectorStore(functools.partial(EdgeVectorStore, path, 8), 8, EdgeVectorStore.backend)
+    second = ChildProcessVectorStore(opener, embedder.dimension, EdgeVectorStore.backend)
+    try:
+        os.kill(second._process.pid, signal.SIGKILL)  # type: ignore[arg-type]
+        second._process.join(10)
+        with pytest.raises(EngineUnavailable) as raised:
+            second.count(namespace)
+        assert raised.value.engine == "vectors"
+    finally:
+        second.close()

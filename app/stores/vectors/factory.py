@@ -1,6 +1,9 @@
-"""Pick the vector backend from the settings: a Qdrant server when QDRANT_URL is set, else Edge."""
+"""Pick the vector backend from the settings: a Qdrant server when QDRANT_URL is set, else Edge (in a
+child process of its own unless HIPPOGRAPH_VECTOR_PROCESS is false)."""
 
 from __future__ import annotations
+
+import functools
 
 from app.settings import Settings
 from app.stores.vectors.base import VectorStore
@@ -18,4 +21,9 @@ def open_vector_store(settings: Settings, dimension: int) -> VectorStore:
 
     from app.stores.vectors.qdrant_edge import EdgeVectorStore
 
-    return EdgeVectorStore(settings.vector_dir, dimension)
+    if not settings.vector_process:
+        return EdgeVectorStore(settings.vector_dir, dimension)
+    from app.stores.vectors.child_process import ChildProcessVectorStore
+
+    opener = functools.partial(EdgeVectorStore, settings.vector_dir, dimension)
+    return ChildProcessVectorStore(opener, dimension, EdgeVectorStore.backend)
