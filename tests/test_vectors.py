@@ -253,5 +253,7 @@ def test_the_child_process_store_opens_and_reopens_the_shard_and_reports_its_dea
         with pytest.raises(EngineUnavailable) as raised:
             second.count(namespace)
         assert raised.value.engine == "vectors"
+        with pytest.raises(EngineUnavailable):  # readiness sees it too
+            second.ping()
     finally:
         second.close()

@@ -96,13 +96,17 @@ class ChildProcessVectorStore(VectorStore):
 
     def _call(self, name: str, *args: Any) -> Any:
         with self._lock:
-            if self._closed:
-                raise EngineUnavailable("vectors", "the vector store is closed")
-            try:
-                self._connection.send((name, args))
-            except (BrokenPipeError, OSError) as exc:
-                raise EngineUnavailable("vectors", f"the vector process exited ({self._process.exitcode})") from exc
-            return self._answer()
+            return self._round_trip(name, args)
+
+    def _round_trip(self, name: str, args: tuple[Any, ...]) -> Any:
+        """One call to the child; the caller holds the lock."""
+        if self._closed:
+            raise EngineUnavailable("vectors", "the vector store is closed")
+        try:
+            self._connection.send((name, args))
+        except (BrokenPipeError, OSError) as exc:
+            raise EngineUnavailable("vectors", f"the vector process exited ({self._process.exitcode})") from exc
+        return self._answer()
 
     def upsert(self, namespace: str, records: Sequence[VectorRecord]) -> None:
         self._call("upsert", namespace, list(records))
@@ -129,7 +133,15 @@ class ChildProcessVectorStore(VectorStore):
         return bool(self._call("optimize"))
 
     def ping(self) -> None:
-        self._call("ping")
+        """A round trip when no call is in flight; else the child is busy serving (an index build
+        takes seconds), and alive is the answer: readiness must not fail while it works."""
+        if self._lock.acquire(blocking=False):
+            try:
+                self._round_trip("ping", ())
+            finally:
+                self._lock.release()
+        elif not self._process.is_alive():
+            raise EngineUnavailable("vectors", f"the vector process exited ({self._process.exitcode})")
 
     def close(self) -> None:
         with self._lock:
