@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, datetime
 
 import pytest
@@ -355,6 +356,23 @@ def test_a_burst_larger_than_the_hot_window_loses_no_turn(runtime, cypher, names
     assert [turn.turn_id for turn, _ in window.pending(namespace, [t.key for t in turns])] == ["2", "3", "4"]
     found = {turn.turn_id for turn, _ in window.search(namespace, "note number").hits}
     assert found == {"2", "3", "4"}  # evicted and ingested: the full-text index's job now
+
+
+def test_the_hot_window_ranks_by_its_small_tf_idf_exactly(runtime, namespace) -> None:
+    texts = {"a": "zeta zeta kappa", "b": "kappa omega", "c": "sigma"}
+    turns = [
+        Turn("s", key, "Alice", text, datetime(2024, 5, 15, 10, minute, tzinfo=UTC))
+        for minute, (key, text) in enumerate(texts.items())
+    ]
+    runtime.hot_window.add(namespace, turns, [f"dialogue:{t.turn_id}" for t in turns])
+    hits = runtime.hot_window.search(namespace, "zeta kappa?").hits
+    n = 3  # turns searched; "zeta" is in one of them, "kappa" in two
+    expected = {
+        "a": ((1 + math.log(2)) * math.log(1 + n / 1) + math.log(1 + n / 2)) / math.sqrt(1 + 3),
+        "b": math.log(1 + n / 2) / math.sqrt(1 + 2),
+    }
+    assert [turn.turn_id for turn, _ in hits] == ["a", "b"]
+    assert {turn.turn_id: score for turn, score in hits} == pytest.approx(expected, rel=1e-12)
 
 
 def test_the_embedded_run_resumes_turns_left_pending_by_a_dead_process(

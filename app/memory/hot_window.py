@@ -275,7 +275,8 @@ class HotWindow:
         raws.update(pending)
         wanted = set(tokens(query))
         searchable = [_searchable(str(raw)) for raw in raws.values() if raw] if wanted else []
-        document_frequency = Counter(token for _, bag in searchable for token in set(bag) if token in wanted)
+        # By query word, not by each turn's every word: a recall under a backlog scans thousands of turns.
+        document_frequency = {token: sum(1 for _, bag in searchable if token in bag) for token in wanted}
         scored: list[tuple[Turn, float]] = []
         for turn, bag in searchable:
             score = sum(
