@@ -275,10 +275,12 @@ class HotWindow:
         raws.update(pending)
         wanted = set(tokens(query))
         searchable = [_searchable(str(raw)) for raw in raws.values() if raw] if wanted else []
-        # By query word, not by each turn's every word: a recall under a backlog scans thousands of turns.
-        document_frequency = {token: sum(1 for _, bag in searchable if token in bag) for token in wanted}
+        # Only turns sharing a word with the query count or score, and by query word, not by each turn's
+        # every word: a recall under a backlog looks at thousands of pending turns.
+        matching = [(turn, bag) for turn, bag in searchable if not wanted.isdisjoint(bag)]
+        document_frequency = {token: sum(1 for _, bag in matching if token in bag) for token in wanted}
         scored: list[tuple[Turn, float]] = []
-        for turn, bag in searchable:
+        for turn, bag in matching:
             score = sum(
                 (1 + math.log(bag[t])) * math.log(1 + len(searchable) / document_frequency[t]) for t in wanted if bag[t]
             )
