@@ -15,9 +15,14 @@ MATCH (n:Namespace {name: $namespace})
 RETURN n {.*} AS namespace
 
 // name: counts_by_type
+// Memories per type, and per temperature in the same scan (the namespace overview): hot at or above
+// $hot, warm from $cold up to it, cold the rest (below $cold, the soft-forget line, or no activation).
+// The bands are app/domain/tags.py's `temperature`, passed as parameters so they have one definition.
 MATCH (m:Memory {namespace: $namespace})
 UNWIND [label IN labels(m) WHERE label <> 'Memory'] AS type
-RETURN type, count(*) AS count
+RETURN type, count(*) AS count,
+       sum(CASE WHEN m.activation >= $hot THEN 1 ELSE 0 END) AS hot,
+       sum(CASE WHEN m.activation >= $cold AND m.activation < $hot THEN 1 ELSE 0 END) AS warm
 ORDER BY type
 
 // name: count_memories

@@ -1,13 +1,22 @@
-"""Derived tags: temperature from the last access, time scope from the creation time."""
+"""Derived tags: temperature from the activation, time scope from the creation time."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from app.domain.tags import Temperature, TimeScope, temperature, time_scope
+from app.domain.decay import SOFT_FORGET_THRESHOLD, accessed, soft_forgotten
+from app.domain.tags import (
+    COLD_BELOW,
+    HOT_ACTIVATION,
+    Temperature,
+    TimeScope,
+    temperature,
+    temperature_bounds,
+    time_scope,
+)
 
 NOW = datetime(2026, 5, 20, 12, 0, 0, tzinfo=UTC)
 TICK = timedelta(microseconds=1)
@@ -16,32 +25,27 @@ DAY = timedelta(hours=24)
 
 
 @pytest.mark.parametrize(
-    ("age", "expected"),
+    ("activation", "expected"),
     [
-        (-HOUR, Temperature.HOT),  # clock skew: accessed "after" now
-        (timedelta(0), Temperature.HOT),
-        (HOUR - TICK, Temperature.HOT),
-        (HOUR, Temperature.HOT),
-        (HOUR + TICK, Temperature.WARM),
-        (DAY - TICK, Temperature.WARM),
-        (DAY, Temperature.WARM),
-        (DAY + TICK, Temperature.COLD),
-        (timedelta(days=400), Temperature.COLD),
+        (1.0, Temperature.HOT),
+        (0.5, Temperature.HOT),  # what an access leaves the coldest node with
+        (0.5 - 1e-12, Temperature.WARM),
+        (0.05, Temperature.WARM),  # the soft-forget threshold itself is not forgotten
+        (0.05 - 1e-12, Temperature.COLD),
+        (0.0, Temperature.COLD),
+        (None, Temperature.COLD),
     ],
 )
-def test_temperature_boundaries(age: timedelta, expected: Temperature) -> None:
-    assert temperature(NOW - age, NOW) == expected
+def test_temperature_bands_of_the_activation(activation: float | None, expected: Temperature) -> None:
+    assert temperature(activation) == expected
 
 
-def test_temperature_never_accessed_is_cold() -> None:
-    assert temperature(None, NOW) == Temperature.COLD
-
-
-def test_temperature_compares_instants_across_time_zones() -> None:
-    # 12:30 at UTC+8 is 04:30 UTC: 7.5 h before NOW, so WARM, though the wall clock reads later.
-    beijing = datetime(2026, 5, 20, 12, 30, tzinfo=timezone(timedelta(hours=8)))
-    assert temperature(beijing, NOW) == Temperature.WARM
-    assert temperature(NOW.astimezone(timezone(timedelta(hours=-5))), NOW) == Temperature.HOT
+def test_temperature_bands_are_the_access_boost_and_the_soft_forget_line() -> None:
+    assert (HOT_ACTIVATION, COLD_BELOW) == (accessed(0.0), SOFT_FORGET_THRESHOLD) == (0.5, 0.05)
+    assert temperature_bounds() == {"hot": 0.5, "cold": 0.05}
+    # A soft-forgotten node is COLD; one access makes it HOT.
+    assert soft_forgotten(0.01) and temperature(0.01) == Temperature.COLD
+    assert temperature(accessed(0.01)) == Temperature.HOT
 
 
 @pytest.mark.parametrize(
@@ -83,9 +87,6 @@ NAIVE = datetime(2026, 5, 20, 12, 0, 0)
 @pytest.mark.parametrize(
     ("call", "argument"),
     [
-        (lambda: temperature(NAIVE, NOW), "last_accessed"),
-        (lambda: temperature(NOW, NAIVE), "now"),
-        (lambda: temperature(None, NAIVE), "now"),
         (lambda: time_scope(NAIVE, NOW), "created_at"),
         (lambda: time_scope(NOW, NAIVE), "now"),
     ],

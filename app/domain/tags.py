@@ -1,7 +1,12 @@
 """Derived tags: computed when a node is read, never stored.
 
-Both functions take timezone-aware datetimes only; a naive one raises ValueError naming the argument.
-A timestamp later than `now` (clock skew between writers) counts as age zero: HOT, RECENT.
+Temperature is the node's stored activation put in three bands, the one definition the node view,
+the namespace overview's counts (`cypher/namespace.cypher` counts_by_type, given `temperature_bounds()`)
+and the memory explorer's colours share. The stored activation is what the decay job (every 15 min)
+and each access last wrote: `app/domain/decay.py`.
+
+`time_scope` takes timezone-aware datetimes only; a naive one raises ValueError naming the argument.
+A timestamp later than `now` (clock skew between writers) counts as age zero: RECENT.
 """
 
 from __future__ import annotations
@@ -9,8 +14,13 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from enum import StrEnum
 
-HOT_WITHIN = timedelta(hours=1)
-WARM_WITHIN = timedelta(hours=24)
+from app.domain.decay import SOFT_FORGET_THRESHOLD, accessed
+
+# HOT from what an access leaves even the coldest node with (halfway to 1): a node at or above it
+# was recalled or written within about one half-life of its importance.
+HOT_ACTIVATION = accessed(0.0)
+# COLD below the soft-forget line: the decay job has taken it off recall's graph paths.
+COLD_BELOW = SOFT_FORGET_THRESHOLD
 RECENT_WINDOW = timedelta(minutes=30)
 
 
@@ -25,18 +35,17 @@ class TimeScope(StrEnum):
     NON_RECENT = "NON_RECENT"
 
 
-def temperature(last_accessed: datetime | None, now: datetime) -> Temperature:
-    """HOT when last accessed within 1 h (inclusive), WARM within 24 h (inclusive), else COLD."""
-    _require_aware(now, "now")
-    if last_accessed is None:
+def temperature(activation: float | None) -> Temperature:
+    """HOT at or above HOT_ACTIVATION (0.5), COLD below COLD_BELOW (the soft-forget threshold, 0.05)
+    or without an activation, else WARM."""
+    if activation is None or activation < COLD_BELOW:
         return Temperature.COLD
-    _require_aware(last_accessed, "last_accessed")
-    age = now - last_accessed
-    if age <= HOT_WITHIN:
-        return Temperature.HOT
-    if age <= WARM_WITHIN:
-        return Temperature.WARM
-    return Temperature.COLD
+    return Temperature.HOT if activation >= HOT_ACTIVATION else Temperature.WARM
+
+
+def temperature_bounds() -> dict[str, float]:
+    """The bands as query parameters (`$hot`, `$cold`) of the Cypher that counts them."""
+    return {"hot": HOT_ACTIVATION, "cold": COLD_BELOW}
 
 
 def time_scope(created_at: datetime, now: datetime, recent_window: timedelta = RECENT_WINDOW) -> TimeScope:

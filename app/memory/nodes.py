@@ -206,6 +206,6 @@ class MemoryNodes:
         return {
             "type": node_type,
             **node,
-            "temperature": temperature(node.get("last_accessed"), now).value,
+            "temperature": temperature(node.get("activation")).value,
             "time_scope": time_scope(node["created_at"], now, self.recent_window).value,
         }
