@@ -40,9 +40,10 @@ class Neighbourhood:
         """Nodes within `depth` hops (1 or 2), expanded hop by hop with at most `fanout` neighbours per
         node (the strongest relationship first, then the most activated), ranked like `related`:
         nearest, then strongest (the product of weights along the path found), then id. Its cost is
-        bounded by the fan-out, not by the busiest node's degree. Returns `items`, `neighbours` (the
-        visible nodes one hop away, shown or not) and `truncated` (whether the fan-out or the limit
-        left nodes within `depth` out)."""
+        bounded by the fan-out, not by the busiest node's degree squared. Returns `items`, `neighbours`
+        (the visible nodes one hop away, shown or not) and `truncated` (whether the fan-out or the limit
+        left nodes within `depth` out; also true when the limit was reached before the last hop, whose
+        nodes are then not looked for)."""
         _check_bounds(depth, limit)
         if not 1 <= fanout <= MAX_LIMIT:
             raise InputError("fanout", f"must be between 1 and {MAX_LIMIT}")
@@ -53,9 +54,12 @@ class Neighbourhood:
         frontier: list[dict[str, Any]] = [{"id": node_id, "strength": 1.0, "via": []}]
         neighbours, truncated = 0, False
         for hop in range(1, depth + 1):
+            # Past the first hop, nodes next to the centre are excluded unless all of them are `seen`
+            # already (the first hop kept them all): a check per candidate, costly between two hubs.
+            centre = node_id if hop > 1 and truncated else None
             rows = self.graph.read(
                 "recall.fan_out", namespace=namespace, frontier=[item["id"] for item in frontier],
-                seen=[node_id, *found], centre=None if hop == 1 else node_id, fanout=fanout, **seen_by(viewer),
+                seen=[node_id, *found], centre=centre, fanout=fanout, **seen_by(viewer),
             )  # fmt: skip
             if hop == 1:
                 neighbours = rows[0]["reachable"] if rows else 0
@@ -63,7 +67,10 @@ class Neighbourhood:
             reached = reached_in_hop(frontier, rows, hop)
             found.update(reached)
             frontier = sorted(reached.values(), key=rank)
-            if not frontier or len(found) > limit:  # nearest first: no deeper node would be shown
+            if not frontier:
+                break
+            if len(found) >= limit and hop < depth:  # nearest first: no deeper node would be shown (whether
+                truncated = True  # there are any is not looked for)
                 break
         items = sorted(found.values(), key=rank)
         return {"items": items[:limit], "neighbours": neighbours, "truncated": truncated or len(items) > limit}
