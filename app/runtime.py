@@ -47,6 +47,7 @@ from app.settings import Settings
 from app.stores.batches import BatchRecords
 from app.stores.graph import GraphStore
 from app.stores.hot import connect_redis
+from app.stores.job_runs import JobRunLog
 from app.stores.runs import RunRecords
 from app.stores.suspension_files import SuspensionFiles
 from app.stores.vectors import VectorStore, open_vector_store
@@ -101,6 +102,7 @@ class Runtime:
         self.runs = Runs.from_settings(RunRecords(self.redis, self.settings.breaker_run_ttl_s), self.settings)
         self.ingestor = Ingestor(self.graph, self.semantic, self.importance_rules, InferenceRules.load())
         self.dead_letters = DeadLetters(self.redis, self.hot_window)
+        self.job_runs = JobRunLog(self.redis)  # each namespace's recent job runs
         self.batch_writer = BatchWriter(self.ingestor, self.hot_window, self.dead_letters)
         self.recall = Recall(
             self.graph,

@@ -15,9 +15,14 @@ MATCH (n:Namespace {name: $namespace})
 RETURN n {.*} AS namespace
 
 // name: counts_by_type
+// Memories per type, and per temperature in the same scan (the namespace overview): hot when last
+// accessed at or after $hot_since, warm at or after $warm_since, cold the rest (or never accessed).
+// The bands are app/domain/tags.py's `temperature`, passed as parameters so they have one definition.
 MATCH (m:Memory {namespace: $namespace})
 UNWIND [label IN labels(m) WHERE label <> 'Memory'] AS type
-RETURN type, count(*) AS count
+RETURN type, count(*) AS count,
+       sum(CASE WHEN m.last_accessed >= $hot_since THEN 1 ELSE 0 END) AS hot,
+       sum(CASE WHEN m.last_accessed >= $warm_since AND m.last_accessed < $hot_since THEN 1 ELSE 0 END) AS warm
 ORDER BY type
 
 // name: count_memories

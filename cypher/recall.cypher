@@ -235,6 +235,40 @@ RETURN n.id AS id, [label IN labels(n) WHERE label <> 'Memory'][0] AS type, n.su
        n.source_turn_ids AS source_turn_ids, distance, strength, via, n.activation AS activation,
        n.importance AS importance, n.superseded_by IS NOT NULL AS superseded
 
+// name: fan_out
+// One hop of a neighbourhood bounded per node (`related` with `fanout`, what the memory explorer
+// draws): for each node of $frontier, its $fanout strongest visible neighbours (by the relationship's
+// weight, then activation, then id) that are not in $seen and not next to $centre (past the first hop
+// a node next to the centre is one hop away, not two; null when $seen holds all the centre's
+// neighbours: the check reads relationships per candidate, costly between two hubs), and how many
+// such neighbours it has in all. A hub (a speaker's Person node has a REFERENCE from each of its
+// turns) costs one pass over its own relationships, instead of every path through them being
+// enumerated and ranked.
+UNWIND $frontier AS frontier_id
+MATCH (f:Memory {namespace: $namespace, id: frontier_id})
+OPTIONAL MATCH (c:Memory {namespace: $namespace, id: $centre})
+CALL (f, c) {
+  MATCH (f)-[r]-(v:Memory)
+  WHERE NOT v.id IN $seen AND (c IS NULL OR NOT EXISTS { (v)--(c) }) AND
+// include: visible
+  RETURN count(DISTINCT v) AS reachable
+}
+// The strongest: a top-k (ORDER BY with LIMIT), not a sort of a hub's every neighbour; `neighbours`
+// comes in no particular order.
+CALL (f, c) {
+  MATCH (f)-[r]-(v:Memory)
+  WHERE NOT v.id IN $seen AND (c IS NULL OR NOT EXISTS { (v)--(c) }) AND
+// include: visible
+  WITH v, max(coalesce(r.weight, 1.0)) AS weight, collect(r) AS rels
+  ORDER BY weight DESC, coalesce(v.activation, 0.0) DESC, v.id
+  LIMIT $fanout
+  RETURN collect({id: v.id, type: [label IN labels(v) WHERE label <> 'Memory'][0], summary: v.summary,
+                  source_turn_ids: v.source_turn_ids, activation: v.activation, importance: v.importance,
+                  superseded: v.superseded_by IS NOT NULL, weight: weight,
+                  via: [x IN rels WHERE coalesce(x.weight, 1.0) = weight | type(x)][0]}) AS neighbours
+}
+RETURN f.id AS id, reachable, neighbours
+
 // name: path
 // The shortest path between two nodes (at most 6 hops), as nodes and relationship types in order.
 MATCH (a:Memory {namespace: $namespace, id: $from_id})

@@ -31,6 +31,7 @@ from app.api.responses import (
     DecayCurve,
     HealthResponse,
     ImportResponse,
+    JobRunList,
     KeyList,
     KeyRevoked,
     MemoryListing,
@@ -404,6 +405,14 @@ def discard_dead_letter(dead_letter_id: str, *, namespace: str | None = None) ->
     return Call(nothing, path_params={"dead_letter_id": dead_letter_id}, namespace=namespace)
 
 
+@endpoint("GET", "/v1/namespaces/{ns}/jobs/runs", idempotent=True)
+def list_job_runs(
+    *, limit: int | None = None, job: str | None = None, namespace: str | None = None
+) -> Call[JobRunList]:
+    """The background jobs' recent runs on the namespace, newest first (`job`: only that job's)."""
+    return Call(model(JobRunList), namespace=namespace, params=query(limit=limit, job=job))
+
+
 # The read path.
 
 
@@ -434,11 +443,13 @@ def related(
     depth: int | None = None,
     limit: int | None = None,
     edges: bool | None = None,
+    fanout: int | None = None,
     namespace: str | None = None,
 ) -> Call[RelatedResponse]:
-    """A node's neighbourhood, nearest and strongest first (`edges`: with the relationships among them)."""
+    """A node's neighbourhood, nearest and strongest first (`edges`: with the relationships among them;
+    `fanout`: at most that many neighbours per node and hop, with `neighbours` and `truncated`)."""
     return Call(model(RelatedResponse), path_params={"node_id": node_id}, namespace=namespace,
-                params=query(depth=depth, limit=limit, edges=edges))  # fmt: skip
+                params=query(depth=depth, limit=limit, edges=edges, fanout=fanout))  # fmt: skip
 
 
 @endpoint("POST", "/v1/namespaces/{ns}/chain", idempotent=True)

@@ -1,5 +1,5 @@
 """The `hippograph` command: run the service (serve, worker, beat, mcp) and use it (keys, namespaces,
-ingest, recall, context, runs, export/import, cypher, tasks) through `hippograph.client`.
+ingest, recall, context, runs, jobs, export/import, cypher, tasks) through `hippograph.client`.
 
 Connection: `--url` / HIPPOGRAPH_URL (default http://127.0.0.1:8000), `--key` / HIPPOGRAPH_API_KEY,
 `--namespace`/`-n` / HIPPOGRAPH_NAMESPACE. An error answer prints its message and exits 1.
@@ -45,6 +45,8 @@ dead_letters_app = typer.Typer(
     help="Dead letters: turns the write tracks could not write (admin): list, replay, discard.", no_args_is_help=True
 )
 app.add_typer(dead_letters_app, name="dead-letters")
+jobs_app = typer.Typer(help="Background jobs: their recent runs on a namespace.", no_args_is_help=True)
+app.add_typer(jobs_app, name="jobs")
 app.add_typer(runs_app, name="runs")
 app.add_typer(tasks_app, name="tasks")
 
@@ -278,6 +280,26 @@ def dead_letters_discard(
     with client() as hg:
         hg.discard_dead_letter(dead_letter_id, namespace=namespace_of())
     err.print(f"discarded {dead_letter_id}")
+
+
+# Background jobs.
+
+JOB_RUN_COLUMNS = ("job", "started_at", "duration_ms", "outcome", "counts", "error")
+
+
+@jobs_app.command("runs")
+def jobs_runs(
+    limit: Annotated[int, typer.Option(help="how many runs, 1-200")] = 20,
+    job: Annotated[str | None, typer.Option(help="only this job's runs (decay, prune, …)")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
+) -> None:
+    """The background jobs' recent runs on --namespace, newest first, with their outcome and counts."""
+    with client() as hg:
+        items = [dump(item) for item in hg.list_job_runs(limit=limit, job=job, namespace=namespace_of()).items]
+    if as_json:
+        print_json(items)
+    else:
+        out.print(table(items, JOB_RUN_COLUMNS, "job runs"))
 
 
 # Tasks.

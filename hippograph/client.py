@@ -56,6 +56,7 @@ class Routes:
     list_dead_letters = r.list_dead_letters
     replay_dead_letter = r.replay_dead_letter
     discard_dead_letter = r.discard_dead_letter
+    list_job_runs = r.list_job_runs
     recall = r.recall
     related = r.related
     chain = r.chain

@@ -24,6 +24,7 @@ from app.memory.dead_letters import dead_letter_id
 from app.memory.ingest import IngestReport
 from app.memory.learning import FlushReport
 from app.stores.hot import single_flight
+from app.stores.job_runs import JobRun
 from jobs.celery_app import celery_app
 from jobs.context import current_runtime, registered_runtime
 
@@ -50,9 +51,22 @@ def _each_namespace(job: str, namespace: str | None, work: Any, items: Callable[
             return {"skipped": "another run holds the lock"}
         start = time.perf_counter()
         names = [namespace] if namespace else runtime.namespaces.names()
-        reports = {name: work(runtime, name) for name in names}
+        reports = {name: _logged_run(runtime, job, name, work) for name in names}
         _job_done(runtime, job, time.perf_counter() - start, sum(items(report) for report in reports.values()))
         return {name: asdict(report) for name, report in reports.items()}
+
+
+def _logged_run(runtime: Runtime, job: str, namespace: str, work: Any) -> Any:
+    """`work` on one namespace, recorded in the namespace's job log (`GET …/jobs/runs`) whether it
+    returns or raises (then raised again, as before)."""
+    started = datetime.now(UTC)
+    try:
+        report = work(runtime, namespace)
+    except Exception as exc:
+        runtime.job_runs.record(namespace, JobRun.failed(job, started, datetime.now(UTC), exc))
+        raise
+    runtime.job_runs.record(namespace, JobRun.finished(job, started, datetime.now(UTC), report))
+    return report
 
 
 def _job_done(runtime: Runtime, job: str, seconds: float, items: int) -> None:

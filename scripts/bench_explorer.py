@@ -4,11 +4,13 @@ scripts/bench_recall.py loads (run it first; this script only reads, on the same
 
 For sample nodes of each kind — the most activated concepts and people (the hubs: a speaker's Person
 node has a REFERENCE from each of its turns), the busiest sessions' episodes, facts with a history —
-it times `GET …/related?edges=true` (depth 2, 50 nodes, the page's defaults) from a client, then opens
-the same neighbourhood in the page in headless Chromium and reads the page's own first-paint time
-(both reads, Cytoscape's layout and the first frame drawn). Prints Markdown tables.
+it times `GET …/related?edges=true&fanout=<limit>` (depth 2, 50 nodes, the page's defaults: the page
+bounds each node's expansion to `limit` neighbours) from a client, then opens the same neighbourhood in
+the page in headless Chromium and reads the page's own first-paint time (both reads, Cytoscape's
+layout and the first frame drawn). `--fanout 0` times the API read without a fan-out (every path
+ranked, as before the page bounded it; the page itself always bounds). Prints Markdown tables.
 
-    .venv/bin/python scripts/bench_explorer.py [--samples 5] [--depth 2] [--limit 50]
+    .venv/bin/python scripts/bench_explorer.py [--samples 5] [--depth 2] [--limit 50] [--fanout 0]
 """
 
 from __future__ import annotations
@@ -63,6 +65,8 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=5, help="nodes per kind")
     parser.add_argument("--depth", type=int, default=2)
     parser.add_argument("--limit", type=int, default=50)
+    parser.add_argument("--fanout", type=int, default=None, help="the API read's fan-out (default: the limit, as "
+                        "the page; 0: none)")  # fmt: skip
     add_engine_arguments(parser)
     args = parser.parse_args()
     with local_engines("bench-recall", BENCH_NEO4J_PORT, BENCH_REDIS_PORT, args) as settings:
@@ -89,6 +93,10 @@ def measure(client: object, args: argparse.Namespace) -> None:
         driver.refresh()
         driver.execute_script(f"document.getElementById('depth').value = '{args.depth}';"
                               f"document.getElementById('limit').value = '{args.limit}';")  # fmt: skip
+        params = {"depth": args.depth, "limit": args.limit, "edges": True}
+        if args.fanout != 0:
+            params["fanout"] = args.fanout or args.limit
+        print(f"API reads: related?{'&'.join(f'{k}={v}' for k, v in params.items())}")
         print("\n| kind | samples | nodes drawn (mean) | edges (mean) | API related p50 / max, ms | "
               "first paint p50 / max, ms |\n|---|---:|---:|---:|---:|---:|")  # fmt: skip
         for kind, ids in kinds.items():
@@ -96,7 +104,7 @@ def measure(client: object, args: argparse.Namespace) -> None:
             for node_id in ids:
                 started = time.perf_counter()
                 answer = client.get(f"/v1/namespaces/{NAMESPACE}/nodes/{node_id}/related",  # type: ignore[attr-defined]
-                                    params={"depth": args.depth, "limit": args.limit, "edges": True})  # fmt: skip
+                                    params=params)  # fmt: skip
                 api_ms.append((time.perf_counter() - started) * 1000)
                 answer.raise_for_status()
                 failed = driver.execute_async_script(

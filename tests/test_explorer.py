@@ -9,6 +9,7 @@ import os
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -146,10 +147,24 @@ def _read_roles(url: str) -> dict[tuple[str, str], str | None]:
 
 
 def test_the_explorer_shows_recall_graph_decay_and_history_in_a_browser(
-    seeded: Seeded, browser: WebDriver, access_log: AccessLog
+    seeded: Seeded, browser: WebDriver, access_log: AccessLog, cypher: Any
 ) -> None:
+    from app.domain.tags import temperature
+    from jobs.tasks import decay
+
     api = httpx.Client(base_url=seeded.url, headers=bearer(seeded.reader_key))
     ns = seeded.namespace
+    # A decay run for the overview's job log (in this process, on the worker's runtime), then two notes
+    # made warm and cold (the decay would have recomputed them).
+    decayed = decay(ns)[ns]
+    now = datetime.now(UTC)
+    for label, ago in (("Munich the U-Bahn", timedelta(hours=3)), ("Munich rent", timedelta(days=3))):
+        cypher("MATCH (m:Memory {namespace: $ns, label: $label}) SET m.last_accessed = $at", ns=ns, label=label,
+               at=now - ago)  # fmt: skip
+    activations = cypher("MATCH (m:Memory {namespace: $ns}) RETURN m.last_accessed AS at", ns=ns)
+    bands = [temperature(row["at"], now).value.lower() for row in activations]
+    expected_temperatures = {band: bands.count(band) for band in ("hot", "warm", "cold")}
+    assert expected_temperatures["warm"] >= 1 and expected_temperatures["cold"] >= 1
     browser.get(f"{seeded.url}/explorer/")
 
     # A wrong key is refused, and the page says so.
@@ -162,8 +177,22 @@ def test_the_explorer_shows_recall_graph_decay_and_history_in_a_browser(
     # The reader key opens the namespace overview.
     _enter_key(browser, seeded.reader_key)
     total = _wait(browser, lambda d: d.find_elements(By.ID, "overview-total"), "the overview")[0]
-    assert total.text.startswith(f"{api.get(f'/v1/namespaces/{ns}').json()['total']} memories")
+    detail = api.get(f"/v1/namespaces/{ns}").json()
+    assert total.text.startswith(f"{detail['total']} memories")
     assert not browser.find_element(By.ID, "refusal").is_displayed()
+
+    # The overview's temperature counts: the bands of the last accesses, as the API and tags.py count them.
+    rows = browser.find_elements(By.CSS_SELECTOR, "#temperatures tbody tr")
+    shown = {(cells := row.find_elements(By.TAG_NAME, "td"))[0].text: int(cells[1].text) for row in rows}
+    assert shown == detail["temperatures"] == expected_temperatures
+    assert sum(shown.values()) == detail["total"] == len(activations)
+    # Its recent job runs: the decay run above, with what it counted (beat runs of other jobs may be there).
+    runs = [[td.text for td in row.find_elements(By.TAG_NAME, "td")]
+            for row in browser.find_elements(By.CSS_SELECTOR, "#job-runs tbody tr")]  # fmt: skip
+    decay_rows = [row for row in runs if row[0] == "decay"]
+    assert len(decay_rows) == 1, runs
+    assert decay_rows[0][3] == "ok" and decay_rows[0][2].endswith(" ms")
+    assert decay_rows[0][4] == ", ".join(f"{name} {count}" for name, count in decayed.items())
     assert browser.execute_script("return sessionStorage.getItem('hippograph.key')") == seeded.reader_key
 
     # A recall: cards with their score parts as bars.
@@ -188,9 +217,11 @@ def test_the_explorer_shows_recall_graph_decay_and_history_in_a_browser(
         "the neighbourhood graph",
     )
     related = api.get(f"/v1/namespaces/{ns}/nodes/{seeded.fact_id}/related",
-                      params={"depth": 2, "limit": 50, "edges": True}).json()  # fmt: skip
+                      params={"depth": 2, "limit": 50, "fanout": 50, "edges": True}).json()  # fmt: skip
     assert int(stats.get_attribute("data-nodes")) == len(related["items"]) + 1 > 2
     assert int(stats.get_attribute("data-edges")) == len(related["edges"]) > 0
+    first_hop = sum(1 for item in related["items"] if item["distance"] == 1)
+    assert int(stats.get_attribute("data-more")) == related["neighbours"] - first_hop == 0  # nothing left out
     paint_ms = float(browser.find_element(By.ID, "graph").get_attribute("data-paint-ms"))
     print(f"\nfirst paint of the neighbourhood ({len(related['items']) + 1} nodes): {paint_ms:.0f} ms")
     assert paint_ms < FIRST_PAINT_BUDGET_MS
@@ -222,7 +253,8 @@ def test_the_explorer_shows_recall_graph_decay_and_history_in_a_browser(
     ActionChains(browser).move_to_element_with_offset(canvas, x - origin["width"] / 2, y - origin["height"] / 2)\
         .click().perform()  # fmt: skip
     _wait(browser, lambda d: d.find_element(By.ID, "panel").get_attribute("data-id") == other["id"], "the node's panel")
-    expanded = api.get(f"/v1/namespaces/{ns}/nodes/{other['id']}/related", params={"depth": 1, "limit": 50}).json()
+    expanded = api.get(f"/v1/namespaces/{ns}/nodes/{other['id']}/related",
+                       params={"depth": 1, "limit": 50, "fanout": 50}).json()  # fmt: skip
     new_ids = {item["id"] for item in expanded["items"]} - {seeded.fact_id} - {i["id"] for i in related["items"]}
     _wait(browser, lambda d: int(stats.get_attribute("data-nodes")) == before + len(new_ids), "the expanded graph")
     _shot(browser, "4-node-panel")
@@ -230,7 +262,8 @@ def test_the_explorer_shows_recall_graph_decay_and_history_in_a_browser(
     # Only read routes were called by the page (the reader key could not do more, but the page never tried).
     called = {(method, route) for method, route, _ in access_log.requests}  # before this test's own OpenAPI read
     roles = _read_roles(seeded.url)
-    assert {("POST", "/v1/namespaces/{ns}/recall"), ("GET", "/v1/namespaces/{ns}/nodes/{node_id}/decay")} <= called
+    assert {("POST", "/v1/namespaces/{ns}/recall"), ("GET", "/v1/namespaces/{ns}/nodes/{node_id}/decay"),
+            ("GET", "/v1/namespaces/{ns}/jobs/runs")} <= called  # fmt: skip
     for method, route in called:
         if route.startswith("/v1"):
             assert roles[(method, route)] in ("reader", "key"), (method, route)
@@ -298,3 +331,138 @@ def test_related_edges_are_the_relationships_among_visible_nodes_only(api: Any, 
     assert hidden not in str(answer)
     plain = api.get(f"/v1/namespaces/{namespace}/nodes/{hub}/related", headers=bearer(key)).json()
     assert plain.get("edges") is None
+
+
+def test_temperature_counts_are_the_bands_of_the_last_access_exactly(api: Any, namespace: str, cypher: Any) -> None:
+    """The overview's counts (GET …/{ns} `temperatures`, one Cypher scan) and each node's `temperature`
+    are app/domain/tags.py's one definition: HOT within 1 h of the last access, WARM within 24 h."""
+    from app.domain.tags import temperature
+
+    assert api.put(f"/v1/namespaces/{namespace}").status_code == 201
+    now = datetime.now(UTC)
+    margin = timedelta(minutes=5)  # the route reads its own clock a moment later
+    ages = {"a": timedelta(0), "b": timedelta(hours=1) - margin, "c": timedelta(hours=1) + margin,
+            "d": timedelta(hours=24) - margin, "e": timedelta(hours=24) + margin, "f": timedelta(days=30)}  # fmt: skip
+    ids = {}
+    for label, age in ages.items():
+        body = {"type": "Concept" if label < "d" else "Knowledge", "label": label, "content": f"note {label}"}
+        ids[label] = api.post(f"/v1/namespaces/{namespace}/memories", json=body).json()["id"]
+        cypher("MATCH (m:Memory {namespace: $ns, id: $id}) SET m.last_accessed = $at", ns=namespace, id=ids[label],
+               at=now - age)  # fmt: skip
+    views = {label: api.get(f"/v1/namespaces/{namespace}/nodes/{ids[label]}").json() for label in ages}
+    assert {label: view["temperature"] for label, view in views.items()} == {
+        "a": "HOT", "b": "HOT", "c": "WARM", "d": "WARM", "e": "COLD", "f": "COLD"
+    }  # fmt: skip
+    assert all(view["temperature"] == temperature(now - ages[label], now) for label, view in views.items())
+    detail = api.get(f"/v1/namespaces/{namespace}").json()
+    assert detail["temperatures"] == {"hot": 2, "warm": 2, "cold": 2}
+    assert detail["counts"] == {"Concept": 3, "Knowledge": 3} and detail["total"] == 6
+    # A node never accessed counts as cold, as `temperature(None, now)` says.
+    cypher("MATCH (m:Memory {namespace: $ns, id: $id}) REMOVE m.last_accessed", ns=namespace, id=ids["a"])
+    assert api.get(f"/v1/namespaces/{namespace}").json()["temperatures"] == {"hot": 1, "warm": 2, "cold": 3}
+
+
+# -- the bounded neighbourhood (`related` with `fanout`) ---------------------------------------------
+
+
+def test_a_hop_keeps_each_node_at_its_strongest_parent() -> None:
+    from app.recall.neighbourhood import rank, reached_in_hop
+
+    def neighbour(node_id: str, weight: float, via: str = "ASSOCIATION") -> dict[str, Any]:
+        return {"id": node_id, "type": "Concept", "weight": weight, "via": via}
+
+    frontier = [{"id": "p", "strength": 0.5, "via": ["HIERARCHY"]}, {"id": "q", "strength": 0.8, "via": ["SEMANTIC"]}]
+    rows = [
+        {"id": "q", "reachable": 9, "neighbours": [neighbour("x", 0.5), neighbour("y", 1.0, "REFERENCE"),
+                                                   neighbour("w", 0.625)]},
+        {"id": "p", "reachable": 2, "neighbours": [neighbour("x", 1.0, "CAUSAL"), neighbour("z", 0.2),
+                                                   neighbour("w", 1.0, "TEMPORAL")]},
+    ]  # fmt: skip
+    assert reached_in_hop(frontier, rows, 2) == {
+        # x: through p, 0.5 x 1.0, beats through q, 0.8 x 0.5
+        "x": {"id": "x", "type": "Concept", "via": ["HIERARCHY", "CAUSAL"], "distance": 2, "strength": 0.5},
+        "y": {"id": "y", "type": "Concept", "via": ["SEMANTIC", "REFERENCE"], "distance": 2, "strength": 0.8},
+        "z": {"id": "z", "type": "Concept", "via": ["HIERARCHY", "ASSOCIATION"], "distance": 2, "strength": 0.1},
+        # w: a tie (0.5 x 1.0 = 0.8 x 0.625): the parent earlier in the frontier
+        "w": {"id": "w", "type": "Concept", "via": ["HIERARCHY", "TEMPORAL"], "distance": 2, "strength": 0.5},
+    }
+    ranked = sorted([*reached_in_hop(frontier, rows, 2).values(), {"id": "a", "distance": 1, "strength": 0.01}],
+                    key=rank)  # fmt: skip
+    assert [item["id"] for item in ranked] == ["a", "y", "w", "x", "z"]  # nearest, strongest, then by id
+    assert reached_in_hop(frontier, [], 2) == {}
+
+
+def _hub(api: Any, namespace: str, spokes: int) -> tuple[str, list[str]]:
+    """A hub linked to `spokes` concepts with weights 0.01 … (strongest last)."""
+    assert api.put(f"/v1/namespaces/{namespace}").status_code == 201
+
+    def save(label: str, **fields: Any) -> str:
+        body = {"type": "Concept", "label": label, "content": f"{label} notes", **fields}
+        return str(api.post(f"/v1/namespaces/{namespace}/memories", json=body).json()["id"])
+
+    hub = save("hub")
+    ids = [save(f"spoke {i:02d}") for i in range(spokes)]
+    for i, spoke in enumerate(ids):
+        link = {"source_id": hub, "target_id": spoke, "type": "ASSOCIATION", "weight": round(0.01 * (i + 1), 2)}
+        assert api.post(f"/v1/namespaces/{namespace}/links", json=link).status_code == 201
+    return hub, ids
+
+
+def test_a_fanout_keeps_the_strongest_neighbours_and_says_how_many_it_left_out(
+    api: Any, namespace: str, cypher: Any
+) -> None:
+    hub, spokes = _hub(api, namespace, 30)
+    # Semantic links the saves may have made would change the ranking: only the hub's spokes stay.
+    cypher("MATCH (:Memory {namespace: $ns})-[r:SEMANTIC]-() DELETE r", ns=namespace)
+    url = f"/v1/namespaces/{namespace}/nodes/{hub}/related"
+    answer = api.get(url, params={"depth": 1, "limit": 50, "fanout": 5, "edges": True}).json()
+    assert [item["id"] for item in answer["items"]] == spokes[::-1][:5]  # heaviest first
+    assert [item["strength"] for item in answer["items"]] == pytest.approx([0.30, 0.29, 0.28, 0.27, 0.26])
+    assert (answer["neighbours"], answer["truncated"]) == (30, True)
+    assert len(answer["edges"]) == 5
+    whole = api.get(url, params={"depth": 1, "limit": 50, "fanout": 50}).json()
+    assert (len(whole["items"]), whole["neighbours"], whole["truncated"]) == (30, 30, False)
+    assert api.get(url, params={"depth": 1, "limit": 10, "fanout": 50}).json()["truncated"] is True
+    # Unset, the route answers as before: every path ranked, no fan-out fields.
+    plain = api.get(url, params={"depth": 1, "limit": 50}).json()
+    assert [item["id"] for item in plain["items"]] == spokes[::-1] and "neighbours" not in plain
+    assert plain["items"] == whole["items"]  # at depth 1 a fan-out that keeps them all changes nothing
+    for params in ({"fanout": 0}, {"fanout": 201}, {"fanout": 5, "depth": 3}):
+        refused = api.get(url, params=params)
+        assert refused.status_code == 422 and refused.json()["error"]["field"] == "fanout", refused.text
+
+
+def test_past_the_first_hop_a_fanout_never_calls_a_neighbour_two_hops_away(
+    api: Any, namespace: str, cypher: Any
+) -> None:
+    """Spoke 00 (the weakest) is left out of the first hop by a fan-out of 2, but it is linked to spoke
+    29 (kept): it is one hop away, so the second hop must not show it at distance 2."""
+    hub, spokes = _hub(api, namespace, 30)
+    cypher("MATCH (:Memory {namespace: $ns})-[r:SEMANTIC]-() DELETE r", ns=namespace)
+    far = str(api.post(f"/v1/namespaces/{namespace}/memories",
+                       json={"type": "Concept", "label": "far", "content": "two hops out"}).json()["id"])  # fmt: skip
+    cypher("MATCH (:Memory {namespace: $ns})-[r:SEMANTIC]-() DELETE r", ns=namespace)
+    for target, weight in ((spokes[0], 1.0), (far, 0.5)):
+        link = {"source_id": spokes[29], "target_id": target, "type": "CAUSAL", "weight": weight}
+        assert api.post(f"/v1/namespaces/{namespace}/links", json=link).status_code == 201
+    answer = api.get(f"/v1/namespaces/{namespace}/nodes/{hub}/related",
+                     params={"depth": 2, "limit": 50, "fanout": 2}).json()  # fmt: skip
+    shown = {item["id"]: item for item in answer["items"]}
+    assert set(shown) == {spokes[29], spokes[28], far}
+    assert (shown[far]["distance"], shown[far]["via"]) == (2, ["ASSOCIATION", "CAUSAL"])
+    assert shown[far]["strength"] == pytest.approx(0.30 * 0.5)
+    assert (answer["neighbours"], answer["truncated"]) == (30, True)
+
+
+def test_a_fanout_counts_and_shows_only_what_the_key_may_see(api: Any, namespace: str) -> None:
+    hub, _ = _hub(api, namespace, 3)
+    hidden = api.post(f"/v1/namespaces/{namespace}/memories", json={
+        "type": "Concept", "label": "diary", "content": "private", "agent_id": "other", "private": True,
+    }).json()["id"]  # fmt: skip
+    link = {"source_id": hub, "target_id": hidden, "type": "ASSOCIATION", "weight": 0.9}
+    assert api.post(f"/v1/namespaces/{namespace}/links", json=link).status_code == 201
+    key = api.post("/v1/keys", json={"namespace": namespace, "role": "reader", "agent_id": "viewer"}).json()["key"]
+    url = f"/v1/namespaces/{namespace}/nodes/{hub}/related"
+    seen = api.get(url, params={"depth": 2, "fanout": 10}, headers=bearer(key)).json()
+    assert hidden not in str(seen) and seen["neighbours"] == 3
+    assert api.get(url, params={"depth": 2, "fanout": 10}).json()["neighbours"] == 4  # the admin sees it

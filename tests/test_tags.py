@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from app.domain.tags import Temperature, TimeScope, temperature, time_scope
+from app.domain.tags import Temperature, TimeScope, temperature, temperature_bounds, time_scope
 
 NOW = datetime(2026, 5, 20, 12, 0, 0, tzinfo=UTC)
 TICK = timedelta(microseconds=1)
@@ -98,3 +98,12 @@ def test_naive_datetimes_are_rejected_by_name(call: Callable[[], object], argume
 def test_tag_values() -> None:
     assert [t.value for t in Temperature] == ["HOT", "WARM", "COLD"]
     assert [s.value for s in TimeScope] == ["RECENT", "NON_RECENT"]
+
+
+def test_temperature_bounds_are_the_bands_as_query_parameters() -> None:
+    bounds = temperature_bounds(NOW)
+    assert bounds == {"hot_since": NOW - HOUR, "warm_since": NOW - DAY}
+    # The Cypher counts HOT from `hot_since` inclusive, as `temperature` does at an age of exactly 1 h.
+    assert temperature(bounds["hot_since"], NOW) == Temperature.HOT
+    assert temperature(bounds["warm_since"], NOW) == Temperature.WARM
+    assert temperature(bounds["warm_since"] - TICK, NOW) == Temperature.COLD

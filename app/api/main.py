@@ -9,7 +9,21 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.routing import APIRoute
 
-from app.api import analytics, context, dead_letters, health, keys, memories, metrics, recall, runs, tasks, tools, turns
+from app.api import (
+    analytics,
+    context,
+    dead_letters,
+    health,
+    jobs,
+    keys,
+    memories,
+    metrics,
+    recall,
+    runs,
+    tasks,
+    tools,
+    turns,
+)
 from app.api.access import declare_bearer_scheme, document_access
 from app.api.auth import BearerAuthentication
 from app.api.body_limit import BodyLimits
@@ -65,6 +79,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
         memories.router,
         turns.router,
         dead_letters.router,
+        jobs.router,
         recall.router,
         tasks.router,
         keys.router,

@@ -54,21 +54,41 @@ def related(
     depth: Annotated[int, Query(description="hops, 1-3")] = 1,
     limit: Annotated[int, Query(description="nodes, 1-200")] = 20,
     edges: Annotated[bool, Query(description="also the relationships among the node and its neighbours")] = False,
+    fanout: Annotated[
+        int | None,
+        Query(
+            description="1-200, depth 1-2: expand at most this many neighbours per node and hop, the strongest "
+            "relationship first, then the most activated (answers `neighbours` and `truncated`); unset: "
+            "every path within `depth` is ranked"
+        ),
+    ] = None,
 ) -> dict[str, Any]:
     """The node's neighbourhood, nearest and strongest first, with the relationship types on the way
-    (and, with `edges`, every relationship among them: the graph the memory explorer draws)."""
-    return neighbourhood_of(access, runtime, node_id, depth, limit, edges)
+    (and, with `edges`, every relationship among them: the graph the memory explorer draws). With
+    `fanout` the expansion is bounded per node, so a hub with thousands of neighbours answers as fast as
+    any node, and the answer says how many neighbours it has and whether some were left out."""
+    return neighbourhood_of(access, runtime, node_id, depth, limit, edges, fanout)
 
 
 def neighbourhood_of(
-    access: Access, runtime: Runtime, node_id: str, depth: int, limit: int, edges: bool = False
+    access: Access,
+    runtime: Runtime,
+    node_id: str,
+    depth: int,
+    limit: int,
+    edges: bool = False,
+    fanout: int | None = None,
 ) -> dict[str, Any]:
     """The related route's body (also the discover_related tool)."""
-    runtime.namespaces.require(access.namespace)
-    items = runtime.neighbourhood.related(access.namespace, node_id, depth, limit, access.viewer)
-    result: dict[str, Any] = {"id": node_id, "items": items}
+    ns, viewer, around = access.namespace, access.viewer, runtime.neighbourhood
+    runtime.namespaces.require(ns)
+    result: dict[str, Any] = {"id": node_id}
+    if fanout is None:
+        result["items"] = around.related(ns, node_id, depth, limit, viewer)
+    else:
+        result.update(around.related_fanned_out(ns, node_id, depth, limit, fanout, viewer))
     if edges:  # among visible nodes only: the items passed the viewer's check
-        ids = [node_id, *(item["id"] for item in items)]
+        ids = [node_id, *(item["id"] for item in result["items"])]
         result["edges"] = runtime.neighbourhood.relationships_among(access.namespace, ids)
     return result
 

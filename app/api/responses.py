@@ -135,10 +135,19 @@ class NamespaceList(ResponseBody):
     )
 
 
+class TemperatureCounts(ResponseBody):
+    """Memory nodes per temperature, from their last access (app/domain/tags.py)."""
+
+    hot: int = Field(description="last accessed within the last hour")
+    warm: int = Field(description="last accessed within the last 24 hours, not the last hour")
+    cold: int = Field(description="last accessed longer ago, or never")
+
+
 class NamespaceDetail(NamespaceResponse):
     """A namespace's settings and its content counts."""
 
     counts: dict[str, int] = Field(description="memory nodes per node type (types with none are left out)")
+    temperatures: TemperatureCounts = Field(description="memory nodes per temperature (they add up to `total`)")
     total: int = Field(description="memory nodes in all")
     vectors: int = Field(description="vectors stored for the namespace")
 
@@ -215,7 +224,7 @@ class NodeResponse(OpenBody):
     confidence: float = Field(description="0-1: how sure the memory is")
     source_turn_ids: list[str] = Field(description="the conversation turns it was learned from")
     tags: list[str] = Field(description="the caller's tags")
-    temperature: str = Field(description="derived now from last_accessed: hot, warm, cold or frozen")
+    temperature: str = Field(description="derived now from last_accessed: HOT (within 1 h), WARM (24 h) or COLD")
     time_scope: str = Field(description="derived now from created_at: recent, or older scopes")
     agent_id: str | None = Field(None, description="the agent that wrote it")
     private: bool | None = Field(None, description="true: seen only by its agent's keys and the namespace's admins")
@@ -318,7 +327,9 @@ class RelatedNode(ResponseBody):
     summary: str | None = Field(description="the node's summary")
     source_turn_ids: list[str] | None = Field(description="the conversation turns it was learned from")
     distance: int = Field(description="hops from the starting node")
-    strength: float = Field(description="the strongest path's product of relationship weights")
+    strength: float = Field(
+        description="the strongest path's product of relationship weights (with `fanout`: of the paths expanded)"
+    )
     via: list[str] = Field(description="the relationship types on the way, from the starting node")
     activation: float = Field(description="its current activation")
     importance: Importance = Field(description="how much it matters")
@@ -332,6 +343,12 @@ class RelatedResponse(ResponseBody):
     items: list[RelatedNode] = Field(description="nearest and strongest first")
     edges: list[Relationship] | None = Field(
         None, description="with `edges`: the relationships among the node and its neighbours"
+    )
+    neighbours: int | None = Field(
+        None, description="with `fanout`: the visible nodes one hop away, shown or not (the explorer's \"N more\")"
+    )
+    truncated: bool | None = Field(
+        None, description="with `fanout`: whether the fan-out or the limit left nodes within `depth` out"
     )
 
 
@@ -674,6 +691,31 @@ class DeadLetterReplayed(ResponseBody):
     id: str = Field(description="the replayed dead letter's id (it is gone from the list)")
     batch_id: str = Field(description="the new batch that writes the turn")
     status_url: str = Field(description="the path of the new batch's status")
+
+
+# -- background jobs ----------------------------------------------------------------------------------
+
+
+class JobRunResponse(ResponseBody):
+    """One run of a background job on the namespace (app/stores/job_runs.py)."""
+
+    job: str = Field(description="the job: decay, prune, flush_activity or resume_pending")
+    started_at: datetime = Field(description="when its work on this namespace started")
+    finished_at: datetime = Field(description="when it ended")
+    duration_ms: float = Field(description="how long it took on this namespace, ms")
+    outcome: Literal["ok", "error"] = Field(description="ok, or error: the job failed on this namespace")
+    error: str | None = Field(description="an error run: the exception's class and message (at most 300 characters)")
+    counts: dict[str, int] = Field(
+        description="what the run's report counted, nested fields as `outer.inner` (decay: nodes, edges, "
+        "soft_forgotten; prune: before, after, deleted_nodes, deleted_edges; flush_activity: accesses, "
+        "learning.pairs, …; resume_pending: turns); empty for a run that raised"
+    )
+
+
+class JobRunList(ResponseBody):
+    """The namespace's recent job runs, newest first."""
+
+    items: list[JobRunResponse] = Field(description="newest first, at most `limit` (each job keeps its newest 50)")
 
 
 # -- circuit breaker and context builder ------------------------------------------------------------

@@ -39,6 +39,13 @@ def temperature(last_accessed: datetime | None, now: datetime) -> Temperature:
     return Temperature.COLD
 
 
+def temperature_bounds(now: datetime) -> dict[str, datetime]:
+    """`temperature`'s bands as the parameters (`$hot_since`, `$warm_since`) of the Cypher that counts
+    them for the namespace overview (`namespace.counts_by_type`): one definition for both."""
+    _require_aware(now, "now")
+    return {"hot_since": now - HOT_WITHIN, "warm_since": now - WARM_WITHIN}
+
+
 def time_scope(created_at: datetime, now: datetime, recent_window: timedelta = RECENT_WINDOW) -> TimeScope:
     """RECENT when created within `recent_window` of `now` (inclusive), else NON_RECENT."""
     _require_aware(created_at, "created_at")

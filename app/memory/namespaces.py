@@ -1,4 +1,4 @@
-"""Namespaces: create with settings, show with counts, erase everything they hold."""
+"""Namespaces: create with settings, show with counts (per type and temperature), erase everything they hold."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 import redis
 
 from app.domain.inputs import MAX_CAPACITY, InputError, check_namespace
+from app.domain.tags import temperature_bounds
 from app.memory.errors import NotFoundError
 from app.stores.graph import GraphStore
 from app.stores.hot import delete_namespace_keys
@@ -77,11 +78,21 @@ class Namespaces:
 
     def show(self, namespace: str) -> dict[str, Any]:
         stored = self.require(namespace)
-        counts = {r["type"]: r["count"] for r in self.graph.read("namespace.counts_by_type", namespace=namespace)}
+        bounds = temperature_bounds(datetime.now(UTC))
+        rows = self.graph.read(
+            "namespace.counts_by_type",
+            namespace=namespace,
+            hot_since=bounds["hot_since"],
+            warm_since=bounds["warm_since"],
+        )
+        counts = {r["type"]: r["count"] for r in rows}
+        hot, warm = sum(r["hot"] for r in rows), sum(r["warm"] for r in rows)
+        total = sum(counts.values())
         return {
             **stored,
             "counts": counts,
-            "total": sum(counts.values()),
+            "temperatures": {"hot": hot, "warm": warm, "cold": total - hot - warm},
+            "total": total,
             "vectors": self.vectors.count(namespace),
         }
 

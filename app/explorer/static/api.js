@@ -40,8 +40,12 @@ export const api = {
   recall: (query, includeHistory) =>
     call("POST", `${ns()}/recall`, { body: { query, top_k: 20, include_history: includeHistory } }),
   node: (id) => call("GET", node(id)),
-  related: (id, depth, limit) => call("GET", `${node(id)}/related`, { query: { depth, limit, edges: true } }),
+  // Bounded per node (`fanout`: the strongest `limit` neighbours of each node), so a hub answers fast;
+  // the answer says how many neighbours the node has (`neighbours`) for "N more".
+  related: (id, depth, limit) =>
+    call("GET", `${node(id)}/related`, { query: { depth, limit, fanout: limit, edges: true } }),
   decay: (id, days = 14) => call("GET", `${node(id)}/decay`, { query: { days } }),
+  jobRuns: (limit = 10) => call("GET", `${ns()}/jobs/runs`, { query: { limit } }),
   // A named query of the analytics catalogue (cypher/analytics/), bounded by `limit`.
   analytics: (name, params = {}, limit = 50) => call("POST", `${ns()}/cypher`, { body: { name, params, limit } }),
 };

@@ -7,6 +7,8 @@ import { NeighbourhoodGraph } from "./graph.js";
 
 const $ = (id) => document.getElementById(id);
 const when = (iso) => (iso ? new Date(iso).toLocaleString() : "—");
+// Temperature: the time since a node's last access (GET …/{ns} `temperatures`, a node's `temperature`).
+const TEMPERATURES = ["hot", "warm", "cold"];
 let graph = null;
 // For scripts: tests/test_explorer.py finds a node on the canvas through `graph`; scripts/bench_explorer.py
 // opens neighbourhoods through `open` and reads their first-paint time.
@@ -48,8 +50,8 @@ async function useKey(key) {
 
 // -- namespace overview -----------------------------------------------------------------------------
 
-function table(rows, columns) {
-  return element("table", {},
+function table(rows, columns, id) {
+  return element("table", id ? { id } : {},
     element("thead", {}, element("tr", {}, columns.map(([title]) => element("th", {}, title)))),
     element("tbody", {}, rows.map((row) => element("tr", {}, columns.map(([, cell]) => element("td", {}, cell(row)))))));
 }
@@ -57,11 +59,12 @@ function table(rows, columns) {
 async function showOverview() {
   const body = $("overview-body");
   body.replaceChildren(element("p", { class: "muted" }, "loading…"));
-  const [detail, decay, prune, writes] = await Promise.all([
+  const [detail, decay, prune, writes, runs] = await Promise.all([
     api.namespace(),
     api.analytics("decay_by_importance"),
     api.analytics("next_prune", { limit: 10 }, 10),
     api.analytics("writes_by_agent", {}, 200),
+    api.jobRuns(10),
   ]);
   const agents = new Map();
   for (const row of writes.rows) agents.set(row.agent_id, (agents.get(row.agent_id) || 0) + row.memories);
@@ -70,6 +73,12 @@ async function showOverview() {
     element("p", { id: "overview-total" }, `${detail.total} memories · ${detail.vectors} vectors · capacity ${detail.capacity}`),
     element("h3", {}, "By type"),
     table(Object.entries(detail.counts).sort((a, b) => b[1] - a[1]), [["type", (r) => r[0]], ["nodes", (r) => r[1]]]),
+    element("h3", {}, "By temperature"),
+    table(TEMPERATURES.map((name) => [name, detail.temperatures[name]]), [
+      ["temperature", (r) => element("span", { class: `temperature ${r[0]}` }, r[0])],
+      ["nodes", (r) => r[1]],
+    ], "temperatures"),
+    element("p", { class: "muted" }, "by activation, as the graph colours it: cold is soft-forgotten"),
     element("h3", {}, "Activation by importance"),
     table(decay.rows, [
       ["importance", (r) => r.importance],
@@ -84,6 +93,16 @@ async function showOverview() {
       : element("p", { class: "muted" }, "nothing"),
     element("h3", {}, "Busiest agents"),
     table(busiest, [["agent", (r) => r[0]], ["memories written", (r) => r[1]]]),
+    element("h3", {}, "Recent job runs"),
+    runs.items.length
+      ? table(runs.items, [
+        ["job", (r) => r.job],
+        ["at", (r) => new Date(r.started_at).toLocaleTimeString()],
+        ["took", (r) => `${r.duration_ms.toFixed(0)} ms`],
+        ["outcome", (r) => element("span", { class: `outcome ${r.outcome}` }, r.error ? `error: ${r.error}` : r.outcome)],
+        ["counted", (r) => Object.entries(r.counts).map(([name, n]) => `${name} ${n}`).join(", ") || "—"],
+      ], "job-runs")
+      : element("p", { class: "muted", id: "job-runs-none" }, "no job has run on this namespace yet"),
   );
 }
 
@@ -119,6 +138,9 @@ async function openNeighbourhood(id) {
   $("graph").dataset.paintMs = paintMs.toFixed(1);
   $("graph").dataset.centre = id;
   $("graph-title").textContent = centre.summary;
+  // The centre's neighbours the fan-out or the limit left out ("N more").
+  const shown = neighbourhood.items.filter((item) => item.distance === 1).length;
+  $("graph-stats").dataset.more = Math.max(0, (neighbourhood.neighbours ?? shown) - shown);
   updateGraphStats(paintMs);
   showPanel(centre);
 }
@@ -137,7 +159,9 @@ function updateGraphStats(paintMs) {
   stats.dataset.edges = graph.edgeCount;
   const painted = paintMs === undefined ? stats.dataset.painted : `painted in ${paintMs.toFixed(0)} ms`;
   stats.dataset.painted = painted;
-  stats.textContent = `${graph.nodeCount} nodes · ${graph.edgeCount} relationships · ${painted}`;
+  const more = Number(stats.dataset.more || 0);
+  stats.textContent = `${graph.nodeCount} nodes · ${graph.edgeCount} relationships · ${painted}` +
+    (more ? ` · ${more.toLocaleString()} more neighbours not shown` : "");
 }
 
 // -- node panel -------------------------------------------------------------------------------------
