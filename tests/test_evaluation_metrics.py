@@ -222,12 +222,17 @@ def test_bm25_ties_keep_document_order():
 
 
 class FakeEmbedder:
-    """Fixed, unnormalized vectors: the index must normalize them itself."""
+    """Fixed, unnormalized vectors: the index must normalize them itself, and embed documents as
+    passages and the query as a query (a text of the wrong kind has no vector here)."""
 
-    VECTORS = {"north": [0.0, 10.0], "east": [3.0, 0.0], "north-east": [1.0, 1.0], "query": [0.0, 2.0]}
+    PASSAGES = {"north": [0.0, 10.0], "east": [3.0, 0.0], "north-east": [1.0, 1.0]}
+    QUERIES = {"query": [0.0, 2.0]}
 
-    def embed(self, texts):
-        return [list(self.VECTORS[t]) for t in texts]
+    def embed_passages(self, texts):
+        return [list(self.PASSAGES[t]) for t in texts]
+
+    def embed_queries(self, texts):
+        return [list(self.QUERIES[t]) for t in texts]
 
 
 def test_dense_index_ranks_by_cosine():

@@ -43,7 +43,7 @@ def store(request: pytest.FixtureRequest, services, tmp_path: Path, embedder) ->
 
 
 def _records(embedder, keys: list[str], **payload: str) -> list[VectorRecord]:
-    vectors = embedder.embed([SENTENCES[k] for k in keys])
+    vectors = embedder.embed_passages([SENTENCES[k] for k in keys])
     return [
         VectorRecord(f"knowledge:{k}", v, {"type": "Knowledge", **payload}) for k, v in zip(keys, vectors, strict=True)
     ]
@@ -51,7 +51,7 @@ def _records(embedder, keys: list[str], **payload: str) -> list[VectorRecord]:
 
 def test_upsert_then_search_finds_the_semantic_neighbour(store: VectorStore, embedder, namespace: str) -> None:
     store.upsert(namespace, _records(embedder, ["tea", "car", "berlin"]))
-    hits = store.search(namespace, embedder.embed(["What do I drink for breakfast?"])[0], limit=3)
+    hits = store.search(namespace, embedder.embed_queries(["What do I drink for breakfast?"])[0], limit=3)
     assert [h.node_id for h in hits][0] == "knowledge:tea"
     assert hits[0].score > hits[1].score >= hits[2].score
     assert hits[0].payload["namespace"] == namespace and hits[0].payload["type"] == "Knowledge"
@@ -63,7 +63,7 @@ def test_search_many_answers_each_vector_in_order_within_the_namespace(
 ) -> None:
     store.upsert(namespace, _records(embedder, ["tea", "car", "berlin"]))
     store.upsert(f"{namespace}-other", _records(embedder, ["tea"]))
-    queries = embedder.embed(["which car do I drive", "What do I drink for breakfast?"])
+    queries = embedder.embed_queries(["which car do I drive", "What do I drink for breakfast?"])
     found = store.search_many(namespace, queries, limit=2)
     assert [[h.node_id for h in hits][0] for hits in found] == ["knowledge:car", "knowledge:tea"]
     assert all(h.payload["namespace"] == namespace for hits in found for h in hits)
@@ -77,7 +77,7 @@ def test_namespaces_never_see_each_other(store: VectorStore, embedder, namespace
     other = f"{namespace}-other"
     store.upsert(namespace, _records(embedder, ["tea"]))
     store.upsert(other, _records(embedder, ["car"]))
-    query = embedder.embed([SENTENCES["tea"]])[0]
+    query = embedder.embed_queries([SENTENCES["tea"]])[0]
     assert [h.node_id for h in store.search(other, query, limit=5)] == ["knowledge:car"]
     store.delete_namespace(other)
     assert store.count(other) == 0
@@ -86,17 +86,17 @@ def test_namespaces_never_see_each_other(store: VectorStore, embedder, namespace
 
 def test_upserting_a_node_again_replaces_its_vector(store: VectorStore, embedder, namespace: str) -> None:
     store.upsert(namespace, _records(embedder, ["tea"]))
-    replaced = VectorRecord("knowledge:tea", embedder.embed([SENTENCES["car"]])[0], {"type": "Knowledge"})
+    replaced = VectorRecord("knowledge:tea", embedder.embed_passages([SENTENCES["car"]])[0], {"type": "Knowledge"})
     store.upsert(namespace, [replaced])
     assert store.count(namespace) == 1
-    hit = store.search(namespace, embedder.embed(["which car do I drive"])[0], limit=1)[0]
+    hit = store.search(namespace, embedder.embed_queries(["which car do I drive"])[0], limit=1)[0]
     assert hit.node_id == "knowledge:tea" and hit.score > 0.5
 
 
 def test_payload_filters_and_delete(store: VectorStore, embedder, namespace: str) -> None:
     store.upsert(namespace, _records(embedder, ["tea", "car"], kind="a"))
-    store.upsert(namespace, [VectorRecord("dialogue:b", embedder.embed(["hello"])[0], {"type": "Dialogue"})])
-    query = embedder.embed(["anything"])[0]
+    store.upsert(namespace, [VectorRecord("dialogue:b", embedder.embed_passages(["hello"])[0], {"type": "Dialogue"})])
+    query = embedder.embed_queries(["anything"])[0]
     assert {h.node_id for h in store.search(namespace, query, 10, match={"type": "Dialogue"})} == {"dialogue:b"}
     assert len(store.search(namespace, query, 10, match={"type": ["Dialogue", "Knowledge"]})) == 3
     store.delete(namespace, ["knowledge:tea", "dialogue:b"])
@@ -106,13 +106,13 @@ def test_payload_filters_and_delete(store: VectorStore, embedder, namespace: str
 def test_a_nodes_passages_answer_as_one_node_and_are_deleted_with_it(
     store: VectorStore, embedder, namespace: str
 ) -> None:
-    tea, car, berlin = embedder.embed([SENTENCES["tea"], SENTENCES["car"], SENTENCES["berlin"]])
+    tea, car, berlin = embedder.embed_passages([SENTENCES["tea"], SENTENCES["car"], SENTENCES["berlin"]])
     long_turn = [VectorRecord("dialogue:long", v, {"type": "Dialogue"}, passage=i) for i, v in enumerate([tea, car])]
     store.upsert(namespace, [*long_turn, VectorRecord("knowledge:berlin", berlin, {"type": "Knowledge"})])
     store.upsert(f"{namespace}-other", long_turn)
     assert store.count(namespace) == 3
 
-    query = embedder.embed(["which car do I drive"])[0]
+    query = embedder.embed_queries(["which car do I drive"])[0]
     hits = store.search(namespace, query, limit=2)
     assert [h.node_id for h in hits] == ["dialogue:long", "knowledge:berlin"]  # by its second passage
     cosine = sum(a * b for a, b in zip(car, query, strict=True))
@@ -130,7 +130,7 @@ def test_a_nodes_passages_answer_as_one_node_and_are_deleted_with_it(
 def test_passages_of_one_node_do_not_crowd_others_out_of_the_limit(
     store: VectorStore, embedder, namespace: str
 ) -> None:
-    tea = embedder.embed([SENTENCES["tea"]])[0]
+    tea = embedder.embed_passages([SENTENCES["tea"]])[0]
     store.upsert(namespace, [VectorRecord("dialogue:tea", tea, passage=i) for i in range(9)])
     store.upsert(namespace, _records(embedder, ["car", "berlin"]))
     hits = store.search(namespace, tea, limit=3)
@@ -140,7 +140,7 @@ def test_passages_of_one_node_do_not_crowd_others_out_of_the_limit(
 
 def test_cross_lingual_text_is_stored_and_found(store: VectorStore, embedder, namespace: str) -> None:
     store.upsert(namespace, _records(embedder, ["chinese-tea", "car"]))
-    hits = store.search(namespace, embedder.embed(["我每天早上喝绿茶"])[0], limit=1)
+    hits = store.search(namespace, embedder.embed_queries(["我每天早上喝绿茶"])[0], limit=1)
     # Not 1: with int8 embeddings a text's vector varies a little with its batch (app/embedding_export.py).
     assert hits[0].node_id == "knowledge:chinese-tea" and hits[0].score > 0.97
 
@@ -158,7 +158,7 @@ def test_edge_shard_keeps_vectors_across_reopen(tmp_path: Path, embedder, namesp
     reopened = EdgeVectorStore(path, embedder.dimension)
     try:
         assert reopened.count(namespace) == 2
-        hits = reopened.search(namespace, embedder.embed(["where do I live now"])[0], limit=1)
+        hits = reopened.search(namespace, embedder.embed_queries(["where do I live now"])[0], limit=1)
         assert hits[0].node_id == "knowledge:berlin"
     finally:
         reopened.close()
@@ -238,7 +238,7 @@ def test_the_child_process_store_opens_and_reopens_the_shard_and_reports_its_dea
     opener = functools.partial(EdgeVectorStore, path, embedder.dimension)
     first = ChildProcessVectorStore(opener, embedder.dimension, EdgeVectorStore.backend)
     first.upsert(namespace, _records(embedder, ["tea", "berlin", "car"]))
-    queries = embedder.embed(["where do I live now"] * (2 * SEARCHES_PER_CALL + 1))  # several round trips
+    queries = embedder.embed_queries(["where do I live now"] * (2 * SEARCHES_PER_CALL + 1))  # several round trips
     assert [hits[0].node_id for hits in first.search_many(namespace, queries, 1)] == ["knowledge:berlin"] * len(queries)
     first.close()  # the shard is closed and released: it opens again (in this process, too)
     reopened = EdgeVectorStore(path, embedder.dimension)

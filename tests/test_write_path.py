@@ -456,7 +456,7 @@ def test_a_fact_stated_by_a_one_sentence_turn_shares_its_vector(api, runtime, cy
     one_sentence, longer = facts["car"], facts["moved_to"]
 
     def hits_for(text: str) -> dict[str, tuple[float, object]]:
-        vector = runtime.embedder.embed([text])[0]
+        vector = runtime.embedder.embed_passages([text])[0]
         return {h.node_id: (h.score, h.payload.get("vector_of")) for h in runtime.vectors.search(namespace, vector, 20)}
 
     hits = hits_for("Alice: My car is a Model Y.")
@@ -485,11 +485,12 @@ def test_a_long_turn_is_embedded_as_passages_found_by_its_tail_and_forgotten_who
     [parts] = runtime.semantic.passages_of([NodeText(turn, "Dialogue", LONG_TURN, prefix="Alice: ")])
     assert len(parts) >= 2 and all(part.startswith("Alice: On day ") for part in parts)
     assert parts[-1].endswith("from the shelter in Porto.")
-    query = runtime.embedder.embed(["Which dog did Alice adopt?"])[0]
+    query = runtime.embedder.embed_queries(["Which dog did Alice adopt?"])[0]
     hits = runtime.vectors.search(namespace, query, limit=5)
     assert hits[0].node_id == turn and hits[0].payload["passage"] == len(parts) - 1
     assert [h.node_id for h in hits].count(turn) == 1
-    head_only = sum(a * b for a, b in zip(runtime.embedder.embed([f"Alice: {LONG_TURN}"])[0], query, strict=True))
+    head = runtime.embedder.embed_passages([f"Alice: {LONG_TURN}"])[0]
+    head_only = sum(a * b for a, b in zip(head, query, strict=True))
     assert hits[0].score > head_only + 0.1  # the tail is past the window: a vector of the head misses it
 
     points = runtime.vectors.count(namespace)

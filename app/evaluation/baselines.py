@@ -96,7 +96,9 @@ class BM25:
 
 
 class TextEmbedder(Protocol):
-    def embed(self, texts: Sequence[str]) -> list[list[float]]: ...
+    def embed_queries(self, texts: Sequence[str]) -> list[list[float]]: ...
+
+    def embed_passages(self, texts: Sequence[str]) -> list[list[float]]: ...
 
 
 def normalized(vector: Sequence[float]) -> list[float]:
@@ -108,10 +110,10 @@ class DenseIndex:
     def __init__(self, embedder: TextEmbedder, docs: Sequence[Doc]) -> None:
         self.embedder = embedder
         self.docs = list(docs)
-        self.vectors = [normalized(v) for v in embedder.embed([doc.text for doc in self.docs])]
+        self.vectors = [normalized(v) for v in embedder.embed_passages([doc.text for doc in self.docs])]
 
     def scores(self, query: str) -> list[float]:
-        (vector,) = self.embedder.embed([query])
+        (vector,) = self.embedder.embed_queries([query])
         q = normalized(vector)
         return [sum(map(mul, q, v)) for v in self.vectors]
 

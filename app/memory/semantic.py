@@ -94,7 +94,7 @@ class SemanticIndexer:
         """Embed `nodes` in one batch and upsert their vectors (one per passage of a long text);
         returns each node's own vector (its first passage's)."""
         texts = self.passages_of(nodes)
-        flat = iter(self.embedder.embed([text for parts in texts for text in parts]))
+        flat = iter(self.embedder.embed_passages([text for parts in texts for text in parts]))
         records: list[VectorRecord] = []
         own: list[list[float]] = []
         for node, parts in zip(nodes, texts, strict=True):

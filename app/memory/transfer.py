@@ -7,7 +7,8 @@ derived data and are not part of the file).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from itertools import islice
 from typing import Any, Literal
 
 from app.domain.inputs import InputError, check_namespace, check_node_id, namespace_term
@@ -111,17 +112,17 @@ class Transfer:
         # No transaction timeout: an import is one transaction however large (its size is bounded by
         # HIPPOGRAPH_MAX_BATCH_BODY_BYTES), and 100,000 nodes outlast the default 60 s.
         self.graph.write_transaction(work, timeout_s=0)
-        self._embed(namespace, snapshot.nodes)
+        self.embed(namespace, snapshot.nodes)
         return {"nodes": len(nodes), "relationships": len(relationships)}
 
-    def _embed(self, namespace: str, nodes: tuple[SnapshotNode, ...]) -> None:
-        """Vectors only: the snapshot already carries the SEMANTIC edges."""
-        for start in range(0, len(nodes), EMBED_BATCH):
-            batch = nodes[start : start + EMBED_BATCH]
-            self.semantic.store_vectors(
-                namespace,
-                [NodeText(node.id, _node_type(node, 0).value, embedding_text(dict(node.properties))) for node in batch],
-            )
+    def embed(self, namespace: str, nodes: Iterable[SnapshotNode]) -> int:
+        """Store the vectors of `nodes` with text, `EMBED_BATCH` at a time (an import; a re-embedding,
+        `app/reembed.py`); vectors only: the graph already holds the SEMANTIC edges. Returns how many."""
+        done, with_text = 0, (node for node in nodes if node.properties.get("content"))
+        while batch := list(islice(with_text, EMBED_BATCH)):
+            self.semantic.store_vectors(namespace, [_node_text(node) for node in batch])
+            done += len(batch)
+        return done
 
 
 class ExportCut:
@@ -157,6 +158,15 @@ def _node_type(node: SnapshotNode, index: int) -> NodeType:
     if MEMORY_LABEL not in node.labels or len(types) != 1 or types[0] not in NodeType.__members__.values():
         raise InputError(f"nodes[{index}].labels", "must be 'Memory' plus exactly one of the nine node types")
     return NodeType(types[0])
+
+
+def _node_text(node: SnapshotNode) -> NodeText:
+    """What the write path embeds for a node: a turn as "speaker: content" (`ingest._dialogue_text`)."""
+    node_type = _node_type(node, 0)
+    speaker = node.properties.get("speaker")
+    if node_type is NodeType.DIALOGUE and speaker:
+        return NodeText(node.id, node_type.value, str(node.properties["content"]), prefix=f"{speaker}: ")
+    return NodeText(node.id, node_type.value, embedding_text(dict(node.properties)))
 
 
 def _joined(chunks: Iterator[str], size: int) -> Iterator[str]:

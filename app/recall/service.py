@@ -251,7 +251,7 @@ class Recall:
 
     def _cold(self, namespace: str, parsed: ParsedQuery) -> tuple[dict[str, float], list[dict[str, Any]]]:
         """Vector hits and their cards (read here, while the hot query still runs)."""
-        vector = self.embedder.embed([parsed.text])[0]
+        vector = self.embedder.embed_queries([parsed.text])[0]
         hits = self.vectors.search(namespace, vector, limit=self.spreading.cold_limit)
         # Only the order counts: fusion turns these cosines into rank scores.
         scores = {hit.node_id: max(0.0, hit.score) for hit in hits} if any(hit.score > 0 for hit in hits) else {}

@@ -8,6 +8,13 @@ A node whose text is longer than the embedding model's window has one point per 
 (`app/domain/passages.py`): the first keeps the node's point id, passage i > 0 has an id derived
 from (namespace, node id, i) and `passage: i` in its payload. Searches return one hit per node (its
 best passage) and deletes remove every point of a node (by `node_id`, a payload index).
+
+The vectors' embedding identity (model and model digest, `EmbeddingIdentity`) is stored with them
+(collection metadata on a Qdrant server, a marker file in the embedded shard's folder): MiniLM and
+multilingual-e5-small both give 384 dimensions, so the dimension check alone would let a changed
+EMBEDDING_MODEL mix two models' vectors silently. `bind` refuses that at start-up; `app/reembed.py`
+builds a store for the new model beside the old one (`rebuild_location`), which the process opens
+once it is complete.
 """
 
 from __future__ import annotations
@@ -17,6 +24,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from app.embedding_export import EmbeddingIdentity
+from app.settings import PACKAGED_MINILM
 
 # Fixed namespace for point ids; changing it would orphan every stored vector.
 _POINT_ID_NAMESPACE = uuid.UUID("6f1d4c52-9a57-4a43-9d1c-7d5b3f0e2a11")
@@ -62,6 +72,13 @@ class VectorDimensionError(ValueError):
     pass
 
 
+class EmbeddingMismatchError(RuntimeError):
+    """The store holds vectors of another model than the one this process embeds with."""
+
+
+REEMBED_COMMAND = "python -m app.reembed"
+
+
 class VectorStore(ABC):
     """Namespace-scoped cosine search over the vectors of memory nodes (one per node, or one per
     passage of a long text), answering with nodes."""
@@ -78,6 +95,52 @@ class VectorStore(ABC):
             )
         passage = {PASSAGE_KEY: record.passage} if record.passage else {}
         return {**record.payload, **passage, NAMESPACE_KEY: namespace, NODE_ID_KEY: record.node_id}
+
+    # -- embedding identity ---------------------------------------------------------------------
+
+    @abstractmethod
+    def stored_identity(self) -> EmbeddingIdentity | None:
+        """The identity recorded with the vectors; None for a store made before identities were."""
+
+    @abstractmethod
+    def record_identity(self, identity: EmbeddingIdentity, complete: bool = True) -> None:
+        """Record whose vectors these are; `complete` False while a re-embedding fills the store."""
+
+    @abstractmethod
+    def is_complete(self) -> bool:
+        """False while a re-embedding (`app/reembed.py`) is still filling this store."""
+
+    @abstractmethod
+    def is_empty(self) -> bool:
+        """No point in any namespace."""
+
+    def bind(self, identity: EmbeddingIdentity) -> None:
+        """Serve vectors of `identity` only: record it in a new store, refuse a store of another model.
+        A store made before identities were recorded holds the packaged MiniLM's vectors (the only
+        packaged model then): it is adopted by that model, or when empty."""
+        stored = self.stored_identity()
+        if stored is None:
+            if identity.model == PACKAGED_MINILM or self.is_empty():
+                self.record_identity(identity)
+                return
+            stored = EmbeddingIdentity(PACKAGED_MINILM, "unrecorded")
+        if stored.digest != identity.digest:
+            raise EmbeddingMismatchError(
+                f"the vector store {self.location} holds vectors of {stored}, but this process embeds with "
+                f"{identity}: searching one model's vectors with the other's would silently return wrong "
+                f"memories. Re-embed every node with `{REEMBED_COMMAND}` (EMBEDDING_MODEL set to the new model; "
+                f"recall keeps working meanwhile), or set EMBEDDING_MODEL back to {stored.model!r}."
+            )
+        if not self.is_complete():
+            raise EmbeddingMismatchError(
+                f"the vector store {self.location} for {identity} is still being filled by `{REEMBED_COMMAND}`: "
+                "run it to the end (it resumes), or set EMBEDDING_MODEL back to the previous model."
+            )
+
+    @property
+    @abstractmethod
+    def location(self) -> str:
+        """Where the vectors are, for messages (a collection, a folder)."""
 
     @abstractmethod
     def upsert(self, namespace: str, records: Sequence[VectorRecord]) -> None: ...

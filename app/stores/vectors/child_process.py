@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection
 from typing import Any
 
+from app.embedding_export import EmbeddingIdentity
 from app.errors import EngineUnavailable
 from app.stores.vectors.base import PayloadMatch, VectorHit, VectorRecord, VectorStore
 
@@ -47,7 +48,8 @@ def _serve(connection: Connection, open_store: Callable[[], VectorStore]) -> Non
             store.close()
             return
         try:
-            connection.send((True, getattr(store, name)(*args)))
+            value = store.location if name == "_location" else getattr(store, name)(*args)  # a property
+            connection.send((True, value))
         except Exception as exc:
             connection.send((False, _portable(exc)))
         if name == "close":
@@ -107,6 +109,23 @@ class ChildProcessVectorStore(VectorStore):
         except (BrokenPipeError, OSError) as exc:
             raise EngineUnavailable("vectors", f"the vector process exited ({self._process.exitcode})") from exc
         return self._answer()
+
+    @property
+    def location(self) -> str:
+        return str(self._call("_location"))
+
+    def stored_identity(self) -> EmbeddingIdentity | None:
+        identity: EmbeddingIdentity | None = self._call("stored_identity")
+        return identity
+
+    def record_identity(self, identity: EmbeddingIdentity, complete: bool = True) -> None:
+        self._call("record_identity", identity, complete)
+
+    def is_complete(self) -> bool:
+        return bool(self._call("is_complete"))
+
+    def is_empty(self) -> bool:
+        return bool(self._call("is_empty"))
 
     def upsert(self, namespace: str, records: Sequence[VectorRecord]) -> None:
         self._call("upsert", namespace, list(records))

@@ -7,12 +7,14 @@ filtered top-10 in ~2 ms (full scan ~20 ms) and is thread-safe; local mode takes
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import qdrant_edge as edge
 
+from app.embedding_export import EmbeddingIdentity
 from app.stores.vectors.base import (
     NAMESPACE_KEY,
     NODE_ID_KEY,
@@ -36,6 +38,14 @@ _SEARCH_EF = 512
 # to it in small calls, between which the API's threads get the lock.
 _QUERIES_PER_CALL = 4
 _POINTS_PER_CALL = 128
+# The embedding identity of the shard's vectors, a file of ours beside the engine's in its folder.
+MARKER_FILE = "hippograph-embedding.json"
+
+
+def read_marker(path: Path) -> dict[str, Any] | None:
+    """The shard folder's identity marker, readable while another process owns the shard."""
+    marker = path / MARKER_FILE
+    return json.loads(marker.read_text()) if marker.is_file() else None
 
 
 class EdgeVectorStore(VectorStore):
@@ -63,6 +73,24 @@ class EdgeVectorStore(VectorStore):
         for key in (NAMESPACE_KEY, NODE_ID_KEY):
             if key not in indexed:
                 self.shard.update(edge.UpdateOperation.create_field_index(key, edge.PayloadSchemaType.Keyword))
+
+    @property
+    def location(self) -> str:
+        return str(self.path)
+
+    def stored_identity(self) -> EmbeddingIdentity | None:
+        return EmbeddingIdentity.from_dict(read_marker(self.path))
+
+    def record_identity(self, identity: EmbeddingIdentity, complete: bool = True) -> None:
+        staging = self.path / f".{MARKER_FILE}.tmp"
+        staging.write_text(json.dumps({**identity.as_dict(), "complete": complete}))
+        staging.replace(self.path / MARKER_FILE)
+
+    def is_complete(self) -> bool:
+        return bool((read_marker(self.path) or {}).get("complete", True))
+
+    def is_empty(self) -> bool:
+        return int(self.shard.count(edge.CountRequest(exact=True))) == 0
 
     def upsert(self, namespace: str, records: Sequence[VectorRecord]) -> None:
         if not records:

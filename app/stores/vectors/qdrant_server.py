@@ -10,6 +10,7 @@ import httpx
 from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
+from app.embedding_export import EmbeddingIdentity
 from app.errors import EngineUnavailable, short_reason
 from app.stores.vectors.base import (
     NAMESPACE_KEY,
@@ -76,6 +77,32 @@ class QdrantClientVectorStore(VectorStore):
             if NODE_ID_KEY not in indexed:
                 self.client.create_payload_index(self.collection, NODE_ID_KEY, models.PayloadSchemaType.KEYWORD)
 
+    @property
+    def location(self) -> str:
+        return f"collection {self.collection}"
+
+    def stored_identity(self) -> EmbeddingIdentity | None:
+        return EmbeddingIdentity.from_dict(self._identity())
+
+    def record_identity(self, identity: EmbeddingIdentity, complete: bool = True) -> None:
+        with self._serialized():
+            self.client.update_collection(
+                self.collection, metadata={IDENTITY_KEY: {**identity.as_dict(), "complete": complete}}
+            )
+
+    def is_complete(self) -> bool:
+        return bool((self._identity() or {}).get("complete", True))
+
+    def is_empty(self) -> bool:
+        with self._serialized():
+            return self.client.count(self.collection, exact=True).count == 0
+
+    def _identity(self) -> dict[str, object] | None:
+        with self._serialized():
+            metadata = self.client.get_collection(self.collection).config.metadata or {}
+        value = metadata.get(IDENTITY_KEY)
+        return value if isinstance(value, dict) else None
+
     def upsert(self, namespace: str, records: Sequence[VectorRecord]) -> None:
         if not records:
             return
@@ -134,6 +161,8 @@ class QdrantClientVectorStore(VectorStore):
 # errors (refused, reset, timed out) wrapped in ResponseHandlingException, a gateway's 502/503/504,
 # and gRPC's UNAVAILABLE / DEADLINE_EXCEEDED.
 _UNAVAILABLE_HTTP_STATUS = frozenset({502, 503, 504})
+# The collection metadata key of the vectors' embedding identity.
+IDENTITY_KEY = "hippograph_embedding"
 
 
 def _unavailable(exc: BaseException) -> bool:

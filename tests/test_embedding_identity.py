@@ -1,0 +1,189 @@
+"""The embedding identity stored with the vectors (both backends), the store a process opens for its
+model, and the re-embedding migration (`app/reembed.py`) on the real engines."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from qdrant_client import QdrantClient
+
+from app.domain.snapshot import SnapshotNode
+from app.domain.turns import Turn
+from app.embedding import Embedder, resolve_model_path
+from app.embedding_export import EmbeddingIdentity
+from app.memory.ingest import SequencedTurn
+from app.memory.semantic import NodeText
+from app.memory.transfer import _node_text
+from app.recall.service import RecallRequest
+from app.reembed import reembed
+from app.runtime import Runtime
+from app.settings import PACKAGED_MINILM
+from app.stores.vectors import VectorRecord, VectorStore, open_vector_store
+from app.stores.vectors.base import EmbeddingMismatchError
+from app.stores.vectors.factory import rebuild_exists
+from app.stores.vectors.qdrant_edge import EdgeVectorStore
+from app.stores.vectors.qdrant_server import QdrantClientVectorStore
+
+MINILM = EmbeddingIdentity(PACKAGED_MINILM, "a" * 16)
+OTHER = EmbeddingIdentity("/models/other", "b" * 16)
+
+
+@pytest.fixture(params=["qdrant-edge", "qdrant-client"])
+def reopen(request: pytest.FixtureRequest, services, tmp_path: Path) -> Iterator:  # type: ignore[no-untyped-def]
+    """Opens the same store again at each call, as a restarted process would (the embedded shard
+    has one owner: the previous one is closed first)."""
+    opened: list[VectorStore] = []
+    client = QdrantClient(url=services.qdrant_url) if services.qdrant_url else QdrantClient(":memory:")
+    collection = f"test_{uuid.uuid4().hex[:8]}"
+
+    def open_store() -> VectorStore:
+        if request.param == "qdrant-edge":
+            if opened:
+                opened.pop().close()
+            opened.append(EdgeVectorStore(tmp_path / "shard", 4))
+            return opened[-1]
+        return QdrantClientVectorStore(client, collection, 4)
+
+    yield open_store
+    for store in opened:
+        store.close()
+    client.close()
+
+
+def _one_point(store: VectorStore) -> None:
+    store.upsert("ns", [VectorRecord("knowledge:a", [1.0, 0.0, 0.0, 0.0], {"type": "Knowledge"})])
+
+
+def test_a_new_store_records_its_model_and_refuses_another(reopen) -> None:  # type: ignore[no-untyped-def]
+    first = reopen()
+    assert first.stored_identity() is None
+    first.bind(OTHER)
+    _one_point(first)
+    assert first.stored_identity() == OTHER and first.is_complete()
+
+    again = reopen()
+    again.bind(EmbeddingIdentity("/elsewhere/same-model", OTHER.digest))  # same digest: same vectors
+    with pytest.raises(EmbeddingMismatchError) as refused:
+        again.bind(MINILM)
+    message = str(refused.value)
+    assert str(OTHER) in message and str(MINILM) in message and "python -m app.reembed" in message
+    assert again.stored_identity() == OTHER  # nothing recorded by the refusal
+
+
+def test_a_store_from_before_identities_is_minilms(reopen) -> None:  # type: ignore[no-untyped-def]
+    legacy = reopen()
+    _one_point(legacy)  # vectors, and no identity: written before identities were, by the packaged MiniLM
+    assert not legacy.is_empty()
+    with pytest.raises(EmbeddingMismatchError, match="unrecorded"):
+        legacy.bind(OTHER)
+    assert legacy.stored_identity() is None
+    legacy.bind(MINILM)
+    assert reopen().stored_identity() == MINILM
+
+
+def test_an_empty_store_without_identity_takes_any_model(reopen) -> None:  # type: ignore[no-untyped-def]
+    store = reopen()
+    assert store.is_empty()
+    store.bind(OTHER)
+    assert reopen().stored_identity() == OTHER
+
+
+def test_a_store_being_filled_is_refused_until_complete(reopen) -> None:  # type: ignore[no-untyped-def]
+    store = reopen()
+    store.record_identity(OTHER, complete=False)
+    with pytest.raises(EmbeddingMismatchError, match="still being filled"):
+        store.bind(OTHER)
+    store.record_identity(OTHER)
+    reopen().bind(OTHER)
+
+
+# -- the migration ---------------------------------------------------------------------------------
+
+TURNS = [
+    ("Alice", "I adopted a beagle puppy called Biscuit last weekend."),
+    ("Bob", "My sister moved to Lisbon to work on offshore wind turbines."),
+    ("Alice", "我每天早上喝一杯绿茶。"),
+    ("Bob", "The quarterly tax filing is due on the fifteenth."),
+]
+
+
+@pytest.fixture(scope="module")
+def model_b(tmp_path_factory: pytest.TempPathFactory) -> Embedder:
+    """Another model: MiniLM with query/passage prompts (other vectors, another digest)."""
+    folder = tmp_path_factory.mktemp("model-b") / "minilm-prompted"
+    shutil.copytree(resolve_model_path(PACKAGED_MINILM), folder)
+    config = folder / "config_sentence_transformers.json"
+    prompts = {"query": "question: ", "passage": "memory: "}
+    config.write_text(json.dumps(json.loads(config.read_text()) | {"prompts": prompts}))
+    return Embedder(folder, tmp_path_factory.mktemp("cache"), "int8", name=str(folder))
+
+
+def _write(runtime: Runtime, namespace: str) -> None:
+    runtime.namespaces.put(namespace)
+    at = datetime(2024, 5, 10, 9, 0, tzinfo=UTC)
+    turns = [
+        SequencedTurn(Turn("s1", str(i), speaker, text, at.replace(minute=i)), i)
+        for i, (speaker, text) in enumerate(TURNS)
+    ]
+    runtime.ingestor.ingest(namespace, turns, datetime.now(UTC))
+
+
+QUESTION = "Which dog did Alice adopt?"
+DIALOGUES = {"type": "Dialogue"}
+
+
+def test_reembedding_moves_a_namespace_to_another_model(settings, embedder, model_b, namespace) -> None:  # type: ignore[no-untyped-def]
+    settings_b = settings.model_copy(update={"embedding_model": str(model_b.model_path)})
+    first = Runtime.open(settings, host_jobs=False, embedder=embedder)
+    try:
+        _write(first, namespace)
+        count = first.vectors.count(namespace)
+        (dog,) = first.vectors.search(namespace, embedder.embed_queries([QUESTION])[0], 1, DIALOGUES)
+    finally:
+        first.close()
+    with pytest.raises(EmbeddingMismatchError, match="python -m app.reembed") as refused:
+        open_vector_store(settings_b, model_b.dimension, model_b.identity)
+    assert str(embedder.identity) in str(refused.value) and str(model_b.identity) in str(refused.value)
+
+    serving = Runtime.open(settings, host_jobs=False, embedder=embedder)
+    try:  # the migration runs beside the serving process, which keeps recalling from its own store
+        done = reembed(settings_b, model_b, [namespace], finish=True)
+        assert done["nodes"] >= len(TURNS) and done["complete"] is True
+        cards = serving.recall.recall(namespace, RecallRequest(QUESTION)).cards
+        assert any("Biscuit" in card.summary for card in cards)
+        # Idempotent: a second run (what was written meanwhile) replaces the same points.
+        assert reembed(settings_b, model_b, [namespace], finish=True)["nodes"] == done["nodes"]
+    finally:
+        serving.close()
+    assert rebuild_exists(settings_b, model_b.identity)
+
+    second = Runtime.open(settings_b, host_jobs=False, embedder=model_b)
+    try:
+        assert second.vectors.stored_identity() == model_b.identity
+        # One point per node with text (as an import embeds), including those that shared a vector.
+        assert second.vectors.count(namespace) == done["nodes"] >= count
+        (best,) = second.vectors.search(namespace, model_b.embed_queries([QUESTION])[0], 1, DIALOGUES)
+        assert best.node_id == dog.node_id
+        cards = second.recall.recall(namespace, RecallRequest(QUESTION)).cards
+        assert any("Biscuit" in card.summary for card in cards[:3])
+    finally:
+        second.close()
+
+    back = Runtime.open(settings, host_jobs=False, embedder=embedder)  # switching back: the old store
+    try:
+        assert back.vectors.stored_identity() == embedder.identity and back.vectors.count(namespace) == count
+    finally:
+        back.close()
+
+
+def test_an_import_embeds_a_turn_as_the_write_path_does() -> None:
+    turn = SnapshotNode("dialogue:s1:1", ("Memory", "Dialogue"), {"content": "hi there", "speaker": "Alice"})
+    assert _node_text(turn) == NodeText("dialogue:s1:1", "Dialogue", "hi there", prefix="Alice: ")
+    fact = SnapshotNode("knowledge:x", ("Memory", "Knowledge"), {"content": "Model Y", "label": "Alice car"})
+    assert _node_text(fact) == NodeText("knowledge:x", "Knowledge", "Alice car. Model Y")
