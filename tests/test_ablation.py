@@ -23,6 +23,7 @@ PRODUCT = RecallConfig(SpreadingSettings(), FusionWeights(), SemanticLinking())
         ("fact-event-cards", ("weights", "hidden_types", frozenset({"Knowledge", "Experience"}))),
         ("repeated-evidence", ("weights", "repeated_evidence", 1.0)),
         ("named-subject", ("weights", "named_subject", 0.0)),
+        ("word-variants", ("spreading", "variant_boost", 0.0)),
     ],
 )
 def test_each_ablation_changes_one_setting(name: str, changed: tuple[str, str, object]) -> None:

@@ -18,7 +18,7 @@ from app.recall.fusion import (
     visible,
     within_budget,
 )
-from app.recall.query import SlotVocabulary, lucene_query, parse_query
+from app.recall.query import SlotVocabulary, lucene_query, parse_query, word_variants
 from app.recall.service import subject_key_of
 
 NOW = datetime(2024, 6, 1, tzinfo=UTC)
@@ -151,6 +151,33 @@ def test_parse_query_finds_terms_entities_slots_and_window() -> None:
     assert "王伟" in chinese.entity_keys and "trip_to" in chinese.slot_keys
     assert chinese.window == (datetime(2024, 5, 6, tzinfo=UTC), datetime(2024, 5, 13, tzinfo=UTC))
     assert parse_query("hello", NOW, vocabulary).window is None
+
+
+def test_word_variants_are_the_regular_inflections() -> None:
+    assert word_variants("research") == ["researches", "researching", "researched"]
+    assert word_variants("camped") == ["camp", "camps", "camping"]
+    assert word_variants("hikes") == ["hike", "hiking", "hiked"]
+    assert word_variants("activities") == ["activity", "activitying", "activitied"]
+    assert word_variants("stopped") == ["stop", "stops", "stopping"]  # the doubled consonant read off the word
+    assert word_variants("swim") == ["swims", "swimming", "swimmed"]
+    assert word_variants("danced") == ["dance", "dances", "dancing"]
+    assert word_variants("watches") == ["watch", "watching", "watched"]
+    assert word_variants("created") == ["creat", "creats", "creating", "create", "creates"]  # guesses: no harm
+    assert word_variants("used") == [] and word_variants("car") == [] and word_variants("3000") == []
+    assert word_variants("café") == [] and word_variants("don't") == []
+
+
+def test_parse_query_adds_variants_but_not_of_names() -> None:
+    parsed = parse_query("Where does Caroline's sister live now?", NOW, SlotVocabulary.load())
+    assert parsed.variants == ("sisters", "sistering", "sistered", "lives", "living", "lived")
+    assert parse_query("王伟上周去了哪里？", NOW, SlotVocabulary.load()).variants == ()
+
+
+def test_lucene_query_weighs_the_variants() -> None:
+    query = lucene_query("ns", ("hike",), ("hiking", "hiked"), 0.5)
+    terms = '("hike" "hiking"^0.5 "hiked"^0.5)'
+    assert query == f"+namespace_term:ns6e73 +(summary:{terms} content:{terms})"
+    assert lucene_query("ns", ("hike",), ("hiking",), 0.0) == lucene_query("ns", ("hike",))
 
 
 def test_a_future_window_seeds_but_does_not_filter() -> None:

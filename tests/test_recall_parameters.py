@@ -29,6 +29,16 @@ def test_the_lucene_query_is_padded_to_one_length_and_keeps_its_first_terms() ->
     assert len(lucene_query("team-a", many[: kept_terms + 1]) or "") > LUCENE_CHARS  # as many as fit
 
 
+def test_the_lucene_query_drops_variants_before_terms() -> None:
+    terms = tuple(f"word{i}" for i in range(5))
+    variants = tuple(f"variant{i}" for i in range(200))
+    long = fixed_lucene("team-a", terms, variants, 0.5).rstrip()
+    assert long.count('"word4"') == 2 and long.count('"variant0"^0.5') > 0 and '"variant199"' not in long
+    kept = long.count('"variant') // 2
+    assert long == lucene_query("team-a", terms, variants[:kept], 0.5)
+    assert fixed_lucene("team-a", terms, variants, 0.0) == fixed_lucene("team-a", terms)
+
+
 def test_settings_never_exceed_the_fixed_sizes() -> None:
     SpreadingSettings(hot_limit=16, cold_limit=32)
     with pytest.raises(ValueError, match="hot_limit"):

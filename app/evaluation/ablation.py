@@ -25,6 +25,7 @@ ABLATIONS: dict[str, str] = {
     "fact-event-cards": "facts and events (Knowledge, Experience) never shown as cards",
     "repeated-evidence": "the repeated-evidence factor off (1.0)",
     "named-subject": "the named-subject factor off (1.0)",
+    "word-variants": "no other inflections of the query's words in the full-text query",
 }
 
 
@@ -56,6 +57,8 @@ def ablated(config: RecallConfig, names: Iterable[str]) -> RecallConfig:
             weights = replace(weights, repeated_evidence=1.0)
         elif name == "named-subject":
             weights = replace(weights, named_subject=0.0)
+        elif name == "word-variants":
+            spreading = replace(spreading, variant_boost=0.0)
         else:
             raise ValueError(f"unknown ablation {name!r}; known: {', '.join(ABLATIONS)}")
     return RecallConfig(spreading, weights, linking)

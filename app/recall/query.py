@@ -20,6 +20,8 @@ _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _LUCENE_SPECIAL = re.compile(r'([\\"])')
 MAX_NGRAM = 3
 MAX_TERMS = 64
+MAX_VARIANTS = 64
+_VOWELS = frozenset("aeiou")
 SLOT_WORDS_FILE = Path(__file__).resolve().parents[1] / "data" / "slot_words.yaml"
 
 
@@ -53,17 +55,22 @@ class SlotVocabulary:
 class ParsedQuery:
     text: str
     terms: tuple[str, ...]  # distinct lexical tokens (words, CJK bigrams), stop words dropped
+    variants: tuple[str, ...]  # other inflections of the English terms ("research" -> "researching")
     entity_keys: tuple[str, ...]  # normalized names an entity node may carry
     slot_keys: tuple[str, ...]  # fact slots the query may ask about
     window: tuple[datetime, datetime] | None  # [start, end) when the query names a time
 
 
-def lucene_query(namespace: str, terms: tuple[str, ...]) -> str | None:
+def lucene_query(
+    namespace: str, terms: tuple[str, ...], variants: tuple[str, ...] = (), variant_boost: float = 0.0
+) -> str | None:
     """The full-text query: the namespace's term (`namespace_term`) required, then any of the terms
     in a node's summary or content. Every value is a quoted phrase with `"` and `\\` escaped, so no
     user text is read as Lucene syntax. Not the label (it is not indexed): a turn's label starts with
     its speaker's name, so a name in the query matched every turn of that speaker (an eighth of a
-    1M-node namespace, ~45 ms of Lucene scoring per recall); names are the entity seeds' job."""
+    1M-node namespace, ~45 ms of Lucene scoring per recall); names are the entity seeds' job.
+    `variants` (other inflections of the terms) follow with the weight `variant_boost` (none at 0):
+    the index does not stem, so "What did Caroline research?" missed "Researching adoption agencies"."""
     if not terms:
         return None
 
@@ -71,6 +78,8 @@ def lucene_query(namespace: str, terms: tuple[str, ...]) -> str | None:
         return '"' + _LUCENE_SPECIAL.sub(r"\\\1", value) + '"'
 
     wanted = " ".join(phrase(term) for term in terms)
+    if variant_boost > 0:
+        wanted += "".join(f" {phrase(variant)}^{variant_boost:g}" for variant in variants)
     return f"+namespace_term:{namespace_term(namespace)} +(summary:({wanted}) content:({wanted}))"
 
 
@@ -121,9 +130,12 @@ def parse_query(text: str, now: datetime, vocabulary: SlotVocabulary) -> ParsedQ
     # they match every turn that says them (tens of thousands at 1M nodes), slowly and off-topic.
     untimed = _blank_spans(text, [mention.span for mention in times])
     terms = _distinct(_with_bases(tokens(untimed)), MAX_TERMS)
+    names = _capitalized_only(untimed)
+    found = [v for term in terms if term not in names for v in word_variants(term)]
     return ParsedQuery(
         text=text,
         terms=terms,
+        variants=tuple(v for v in _distinct(found, MAX_VARIANTS + len(terms)) if v not in terms)[:MAX_VARIANTS],
         entity_keys=_distinct(_with_bases(_entity_keys(text)), 4 * MAX_TERMS),
         slot_keys=_distinct(_slot_keys(text, terms, vocabulary), MAX_TERMS),
         window=window_of(times),
@@ -134,3 +146,89 @@ def _blank_spans(text: str, spans: list[tuple[int, int]]) -> str:
     for start, end in spans:
         text = text[:start] + " " * (end - start) + text[end:]
     return text
+
+
+def _capitalized_only(text: str) -> frozenset[str]:
+    """Lower-cased words the text only ever writes capitalized (names, and a sentence's first word):
+    they get no inflections ("Caroline" is not "carolines")."""
+    seen: dict[str, bool] = {}
+    for word in _WORD.findall(text):
+        for key in _with_bases([word.lower()]):
+            seen[key] = seen.get(key, True) and word[:1].isupper()
+    return frozenset(word for word, capitalized in seen.items() if capitalized)
+
+
+def _inflect(base: str, double: bool) -> list[str]:
+    """The regular inflections of an English base form: -s, -ing, -ed, with the usual spelling
+    changes: a silent e dropped, y -> ie/i after a consonant, and with `double` a short final
+    consonant doubled (stop -> stopping)."""
+    if base.endswith(("s", "x", "z", "ch", "sh")):
+        plural = base + "es"
+    elif base.endswith("y") and base[-2:-1] not in _VOWELS:
+        plural = base[:-1] + "ies"
+    else:
+        plural = base + "s"
+    if base.endswith("e") and not base.endswith("ee"):
+        stem, past = base[:-1], base + "d"
+    elif base.endswith("y") and base[-2:-1] not in _VOWELS:
+        stem, past = base, base[:-1] + "ied"
+    else:
+        stem, past = base, base + "ed"
+    if double and _short_closed(base):
+        return [base, plural, base + base[-1] + "ing", base + base[-1] + "ed"]
+    return [base, plural, stem + "ing", past]
+
+
+def _short_closed(word: str) -> bool:
+    """Consonant, vowel, consonant at the end of a word of at most four letters (run, stop, swim)."""
+    return (
+        3 <= len(word) <= 4
+        and word[-1] not in _VOWELS | {"w", "x", "y"}
+        and word[-2] in _VOWELS
+        and word[-3] not in _VOWELS
+    )
+
+
+def _bases(stem: str) -> list[str]:
+    """Base forms of what is left of a word without its -ing / -ed: "stopp" -> stop, "creat" ->
+    creat, create (a vowel and a consonant may have lost a silent e), "danc" -> dance, "paint" -> paint."""
+    if len(stem) >= 3 and stem[-1] == stem[-2] and stem[-1] not in _VOWELS | {"l", "s", "z", "f"}:
+        return [stem[:-1]]
+    if stem.endswith(("c", "g", "v", "z", "u")):
+        return [stem + "e"]
+    if stem[-1] not in _VOWELS | {"w", "x", "y"} and stem[-2] in _VOWELS:
+        return [stem, stem + "e"]
+    return [stem]
+
+
+def word_variants(word: str) -> list[str]:
+    """Other regular inflections of an English word (plural/singular, -ing, -ed), best guesses from
+    its spelling alone: "research" -> researches, researching, researched; "camped" -> camp, camps,
+    camping; "hikes" -> hike, hiking, hiked. A guess that is no word matches nothing in the index.
+    Words under four letters or not purely ASCII letters get none."""
+    if len(word) < 4 or not (word.isascii() and word.isalpha()):
+        return []
+    if word.endswith("ies") and len(word) > 4:
+        bases = [word[:-3] + "y"]
+    elif word.endswith("ing") and len(word) >= 6:
+        bases = _bases(word[:-3])
+    elif word.endswith("ied") and len(word) > 4:
+        bases = [word[:-3] + "y"]
+    elif word.endswith("ed") and len(word) >= 5:
+        bases = _bases(word[:-2])
+    elif word.endswith(("ches", "shes", "sses", "xes", "zes")):
+        bases = [word[:-2]]
+    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        bases = [word[:-1]]
+    else:
+        bases = [word]
+    if bases == [word] and word.endswith("ed"):
+        return []  # "used", "bred": no rule applies
+    # Doubling is read off a word with -ing / -ed ("swimming" -> swim, swimming; "visited" -> visit,
+    # visiting); a base form doubles when short and closed (swim -> swimming, kids -> kidding).
+    if word.endswith(("ing", "ed")) and bases != [word]:
+        double = len(bases) == 1 and word.startswith(bases[0] + bases[0][-1])
+    else:
+        double = True
+    forms = [form for base in bases if len(base) >= 3 for form in _inflect(base, double=double)]
+    return [form for form in dict.fromkeys(forms) if form != word]

@@ -75,6 +75,9 @@ class SpreadingSettings:
     cap: int = 100  # nodes kept per stage (bounds the cost on dense graphs)
     result_limit: int = 50  # hot-path nodes handed to fusion
     text_limit: int = 50  # full-text / slot / time-window seeds fetched
+    # Lucene weight of the query words' other inflections (app/recall/query.word_variants); 0: none.
+    # 1.0 (as stemming) measured above 0.5 on LoCoMo dev (docs/benchmarks.md, "Word variants").
+    variant_boost: float = 1.0
     seed_limit: int = 60  # seeds spreading activation starts from
     hot_limit: int = 10  # hot-window seeds
     cold_limit: int = 30  # vector hits
@@ -222,7 +225,7 @@ class Recall:
         [record] = self.graph.read(
             "recall.hot",
             namespace=namespace,
-            lucene=fixed_lucene(namespace, parsed.terms),
+            lucene=fixed_lucene(namespace, parsed.terms, parsed.variants, s.variant_boost),
             # Every parameter always has the same type and size bucket (lists of fixed sizes, the
             # Lucene string padded): the plan made by `warm_up` is the one every recall uses.
             entity_keys=fixed_size(parsed.entity_keys, ENTITY_KEYS_SIZE, NO_MATCH),
@@ -331,13 +334,20 @@ def fixed_size(values: Sequence[T], size: int, filler: T) -> list[T]:
     return [*values[:size], *[filler] * (size - len(values))]
 
 
-def fixed_lucene(namespace: str, terms: tuple[str, ...]) -> str:
+def fixed_lucene(
+    namespace: str, terms: tuple[str, ...], variants: tuple[str, ...] = (), variant_boost: float = 0.0
+) -> str:
     """The full-text query padded with spaces to LUCENE_CHARS (blank: no full-text seeds), without
-    the last terms when it would be longer (see ENTITY_KEYS_SIZE)."""
-    query = lucene_query(namespace, terms) or ""
-    while len(query) > LUCENE_CHARS and terms:
-        terms = terms[:-1]
-        query = lucene_query(namespace, terms) or ""
+    the last variants, then the last terms, when it would be longer (see ENTITY_KEYS_SIZE)."""
+    if variant_boost <= 0:
+        variants = ()
+    query = lucene_query(namespace, terms, variants, variant_boost) or ""
+    while len(query) > LUCENE_CHARS and (terms or variants):
+        if variants:
+            variants = variants[:-1]
+        else:
+            terms = terms[:-1]
+        query = lucene_query(namespace, terms, variants, variant_boost) or ""
     return query.ljust(LUCENE_CHARS)
 
 
