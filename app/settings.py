@@ -41,8 +41,9 @@ class Settings(BaseSettings):
     qdrant_path: Path | None = Field(None, alias="QDRANT_PATH")
     qdrant_collection: str = Field("hippograph_memories", alias="QDRANT_COLLECTION")
     # The embedded engine in a child process of its own (app/stores/vectors/child_process.py): it
-    # holds the interpreter lock for each call, which the API's threads would otherwise wait for.
-    vector_process: bool = Field(True, alias="HIPPOGRAPH_VECTOR_PROCESS")
+    # holds the interpreter lock for each call. Off: measured under scripts/load.py, the one child
+    # serving every thread's calls in turn slowed the write path and recall (docs/benchmarks.md).
+    vector_process: bool = Field(False, alias="HIPPOGRAPH_VECTOR_PROCESS")
 
     redis_url: str = Field("redis://127.0.0.1:6379/0", alias="REDIS_URL")
 

@@ -382,6 +382,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         log_dir = settings.data_dir  # a temporary folder: the service's data and logs
         env = service_env(args, settings.neo4j_uri, settings.redis_url, str(log_dir), admin_key)
         hot = redis.Redis.from_url(settings.redis_url, decode_responses=True)
+        if not args.redis_url:  # its own Redis: a run stopped half-way left its queue and pending turns there
+            hot.flushdb()
         with (
             service(args, env, log_dir) as base,
             httpx.Client(base_url=base, timeout=120, headers={"Authorization": f"Bearer {admin_key}"}) as admin,

@@ -1,5 +1,5 @@
 """Pick the vector backend from the settings: a Qdrant server when QDRANT_URL is set, else Edge (in a
-child process of its own unless HIPPOGRAPH_VECTOR_PROCESS is false).
+child process of its own with HIPPOGRAPH_VECTOR_PROCESS).
 
 Each embedding model has its own store. The configured one (QDRANT_COLLECTION, or the embedded
 engine's folder) holds the vectors of the model it was first filled by; `app/reembed.py` fills a
