@@ -14,9 +14,9 @@ raise `EngineUnavailable("vectors")`.
 
 Off by default (`HIPPOGRAPH_VECTOR_PROCESS`): under scripts/load.py the one child serving every
 thread's calls in turn (both worker threads' batches, the background vector work, recall) made the
-write path's vector stage 2-3x slower and recall's p95 higher than the engine in-process with small
-calls. A child that owned the whole SEMANTIC-link step (fewer, larger round trips), or several
-readers, might change that; not measured.
+write path's vector stage 2-3x slower and recall's p95 higher than the engine in-process. A child
+that owned the whole SEMANTIC-link step (fewer, larger round trips), or several readers, might
+change that; not measured.
 """
 
 from __future__ import annotations

@@ -32,12 +32,6 @@ _VECTOR_NAME = "dense"
 # matched the exact top 30 on every query measured and still answers in ~1-3 ms at 100k points.
 # Segments without an index (below Qdrant's indexing threshold, or before `optimize`) are scanned exactly.
 _SEARCH_EF = 512
-# The engine holds Python's interpreter lock for the whole of each call (a batch of 200 searches at
-# 30k points: ~0.4 s in which no other thread of the process runs; the API shares the process with the
-# embedded worker, whose write batches search for each new node's SEMANTIC neighbours). So batches go
-# to it in small calls, between which the API's threads get the lock.
-_QUERIES_PER_CALL = 4
-_POINTS_PER_CALL = 128
 # The embedding identity of the shard's vectors, a file of ours beside the engine's in its folder.
 MARKER_FILE = "hippograph-embedding.json"
 
@@ -103,8 +97,7 @@ class EdgeVectorStore(VectorStore):
             )
             for r in records
         ]
-        for start in range(0, len(points), _POINTS_PER_CALL):
-            self.shard.update(edge.UpdateOperation.upsert_points(points[start : start + _POINTS_PER_CALL]))
+        self.shard.update(edge.UpdateOperation.upsert_points(points))
 
     def _search_batch(
         self, namespace: str, vectors: Sequence[Sequence[float]], limit: int, match: PayloadMatch | None
@@ -121,11 +114,7 @@ class EdgeVectorStore(VectorStore):
             )
             for vector in vectors
         ]
-        found: list[list[VectorHit]] = []
-        for start in range(0, len(requests), _QUERIES_PER_CALL):
-            batch = edge.QueryBatchRequest(requests[start : start + _QUERIES_PER_CALL])
-            found.extend(self._hits(points) for points in self.shard.query_batch(batch))
-        return found
+        return [self._hits(points) for points in self.shard.query_batch(edge.QueryBatchRequest(requests))]
 
     def optimize(self) -> bool:
         """Qdrant Edge runs no optimizer of its own: this builds the HNSW index of segments past the
