@@ -97,13 +97,16 @@ class EmbeddedJobs:
         while not self._stopping.wait(WORKER_WATCH_INTERVAL_S):
             thread = self._worker_thread
             if thread is not None and not thread.is_alive() and not self._stopping.is_set():
-                self.worker_restarts += 1
                 log.error("the embedded Celery worker stopped (exit code %s); starting a new one",
                           getattr(self._worker, "exitcode", None))  # fmt: skip
                 try:
                     self._start_worker()
                 except Exception:  # the broker may still be down: try again at the next look
                     log.exception("the embedded Celery worker could not be started again")
+                    continue
+                # Counted once the new worker's thread is in place, so a reader never sees the
+                # count ahead of the thread it counts.
+                self.worker_restarts += 1
 
     def _resume_pending(self) -> None:
         from jobs.tasks import resume_pending_turns
