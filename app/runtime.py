@@ -185,11 +185,11 @@ class Runtime:
         """Before a `/metrics` scrape: engine availability and the Celery queue's length (its Redis
         list), read together within the readiness timeout, so a scrape never waits longer; a queue
         that cannot be read leaves its gauge out."""
-        from jobs.celery_app import celery_app
+        from jobs.celery_app import celery_app, queued_tasks
 
         depth: list[int] = []
         queue = celery_app.conf.task_default_queue
-        probes = {**self._probes(), "queue": lambda: depth.append(int(self.redis.llen(queue)))}
+        probes = {**self._probes(), "queue": lambda: depth.append(queued_tasks(self.redis, queue))}
         statuses = probe_engines(probes, timeout_s=self.settings.readiness_timeout_s)
         read = statuses.pop("queue")
         self.metrics.observe_engines({name: status.ok for name, status in statuses.items()})

@@ -11,9 +11,32 @@ from typing import Any
 
 from celery import Celery
 from celery.signals import setup_logging
+from redis import Redis
 
 from app.observability.logs import configure_logging
 from app.settings import Settings, get_settings
+
+# The Redis transport keeps one list per priority step of a queue and a worker pops them in step
+# order: the bare queue name for 0, `<queue><sep><step>` for the others (kombu's default sep).
+PRIORITY_STEPS = [0, 3, 6, 9]
+PRIORITY_SEPARATOR = "\x06\x16"
+# Writes of turns queue behind the periodic jobs (priority 0, the default): under a backlog of
+# thousands of write tasks the minute jobs (resume of pending turns, activity, the vector index)
+# used to wait in line until they expired, and none ran for the whole of a 10-minute load.
+WRITE_PRIORITY = 6
+
+
+def queue_keys(queue: str) -> list[str]:
+    """The Redis lists holding a queue's messages, one per priority step, first served first."""
+    return [queue if step == 0 else f"{queue}{PRIORITY_SEPARATOR}{step}" for step in PRIORITY_STEPS]
+
+
+def queued_tasks(redis: Redis, queue: str) -> int:
+    """Messages waiting in `queue`, all priorities (one round trip)."""
+    pipe = redis.pipeline(transaction=False)
+    for key in queue_keys(queue):
+        pipe.llen(key)
+    return sum(int(length) for length in pipe.execute())
 
 
 def create_celery(settings: Settings) -> Celery:
@@ -30,7 +53,11 @@ def create_celery(settings: Settings) -> Celery:
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,
         # Must exceed the longest task, or the broker re-delivers a task that is still running.
-        broker_transport_options={"visibility_timeout": settings.task_visibility_timeout_s},
+        broker_transport_options={
+            "visibility_timeout": settings.task_visibility_timeout_s,
+            "priority_steps": PRIORITY_STEPS,
+            "sep": PRIORITY_SEPARATOR,
+        },
         broker_connection_retry_on_startup=True,
         result_expires=3600,
         # Logs go through app/observability/logs.py (JSON lines), see `_configure_worker_logging`.

@@ -25,7 +25,7 @@ from app.memory.ingest import IngestReport
 from app.memory.learning import FlushReport
 from app.stores.hot import single_flight
 from app.stores.job_runs import JobRun
-from jobs.celery_app import celery_app
+from jobs.celery_app import WRITE_PRIORITY, celery_app, queued_tasks
 from jobs.context import current_runtime, registered_runtime
 
 if TYPE_CHECKING:
@@ -106,16 +106,39 @@ def prune(namespace: str | None = None) -> dict[str, Any]:
     )
 
 
+# The embedded engine holds the interpreter lock for the whole of an index build (5-12 s per ~10k
+# new points here): every request of the process waits that long. So a build waits while writes
+# are queued (the process is busy), but never longer than this, or searches would scan ever more
+# unindexed points.
+OPTIMIZE_MAX_DEFER_S = 900.0
+OPTIMIZED_AT_KEY = "hg:vectors:optimized_at"
+
+
+def optimize_due(queued_tasks_now: int, since_last_s: float, max_defer_s: float = OPTIMIZE_MAX_DEFER_S) -> bool:
+    """Whether an index build runs now: when no task is queued, or the last one (or, before any, the
+    first deferral) is `max_defer_s` old."""
+    return queued_tasks_now == 0 or since_last_s >= max_defer_s
+
+
 @celery_app.task(name="hippograph.optimize_vectors")
 def optimize_vectors() -> dict[str, Any]:
-    """Index the vectors added since the last run (HNSW), so vector search stays fast as memory grows."""
+    """Index the vectors added since the last run (HNSW), so vector search stays fast as memory grows;
+    deferred while writes are queued (`optimize_due`)."""
     runtime = current_runtime()
     with single_flight(runtime.redis, "optimize_vectors", LOCK_TTL_S) as acquired:
         if not acquired:
             return {"skipped": "another run holds the lock"}
+        now = time.time()
+        # Set once when missing, so the first deferral starts the clock too.
+        runtime.redis.set(OPTIMIZED_AT_KEY, now, nx=True)
+        since_last = now - float(runtime.redis.get(OPTIMIZED_AT_KEY) or now)
+        queued = queued_tasks(runtime.redis, celery_app.conf.task_default_queue)
+        if not optimize_due(queued, since_last):
+            return {"skipped": f"{queued} tasks queued", "since_last_s": round(since_last, 1)}
         start = time.perf_counter()
         changed = runtime.vectors.optimize()
         seconds = time.perf_counter() - start
+        runtime.redis.set(OPTIMIZED_AT_KEY, time.time())
         _job_done(runtime, "optimize_vectors", seconds, int(changed))
         return {"optimized": changed, "seconds": round(seconds, 3)}
 
@@ -182,7 +205,7 @@ def _write(
         return records, runtime.batch_writer.write(namespace, records, datetime.now(UTC), batch_id)
 
 
-@celery_app.task(name="hippograph.ingest_turns", base=IngestTask, bind=True, max_retries=None)
+@celery_app.task(name="hippograph.ingest_turns", base=IngestTask, bind=True, max_retries=None, priority=WRITE_PRIORITY)
 def ingest_turns(
     self: Task,
     namespace: str,
@@ -251,6 +274,7 @@ def ingest_turns(
 
 @celery_app.task(
     name="hippograph.enrich_turns",
+    priority=WRITE_PRIORITY,
     autoretry_for=(*OUTAGE_ERRORS, LlmUnavailable),
     retry_backoff=5,
     retry_backoff_max=300,

@@ -51,6 +51,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from app.stores.hot import namespace_key  # noqa: E402
+from jobs.celery_app import queued_tasks  # noqa: E402
 from scripts.bench_ingest import EN, VALUES  # noqa: E402
 from scripts.harness import add_engine_arguments, free_port, git_commit, local_engines  # noqa: E402
 
@@ -281,7 +282,7 @@ def drain(hot: redis.Redis, tenants: Sequence[Tenant], timeout_s: float) -> tupl
     while time.monotonic() - start < timeout_s:
         if turns_done is None and backlog(hot, tenants) == 0:
             turns_done = time.monotonic() - start
-        if turns_done is not None and int(hot.llen(CELERY_QUEUE)) == 0:  # type: ignore[arg-type]
+        if turns_done is not None and queued_tasks(hot, CELERY_QUEUE) == 0:  # type: ignore[arg-type]
             return turns_done, time.monotonic() - start
         time.sleep(0.5)
     return turns_done, None
@@ -393,7 +394,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                   flush=True)  # fmt: skip
             stats, samples, seconds = asyncio.run(run_load(base, tenants, keys, args, hot))
             at_end = backlog(hot, tenants)
-            queue_at_end = int(hot.llen(CELERY_QUEUE))  # type: ignore[arg-type]
+            queue_at_end = queued_tasks(hot, CELERY_QUEUE)
             drain_s, queue_drain_s = drain(hot, tenants, args.drain_timeout)
             checks = {t.namespace: verify(admin, t.namespace, stats.acknowledged[t.namespace]) for t in tenants}
         logs = [path.read_text(errors="replace") for path in log_dir.glob("*.log")]
