@@ -28,6 +28,22 @@ def report_version(port: int) -> str:
         client.close()
 
 
+def answers(port: int) -> bool:
+    """Redis takes commands: the port is open and it is not loading its append-only file (a PING
+    then answers LOADING, and so would every command)."""
+    import redis
+
+    if not port_open(port):
+        return False
+    client = redis.Redis(host="127.0.0.1", port=port, socket_connect_timeout=2)
+    try:
+        return bool(client.ping())
+    except (redis.exceptions.BusyLoadingError, redis.exceptions.ConnectionError):
+        return False
+    finally:
+        client.close()
+
+
 def start(data_dir: Path, port: int, timeout_s: float) -> None:
     pid_file = data_dir / "redis.pid"
     if read_pid(pid_file) is not None and port_open(port):
@@ -48,7 +64,7 @@ def start(data_dir: Path, port: int, timeout_s: float) -> None:
     )  # fmt: skip
     if result.returncode != 0:
         fail(f"redis-server failed to start: {result.stderr or result.stdout}\n{log_tail(log_file)}", 5)
-    if not wait_until(lambda: port_open(port), timeout_s, lambda: True):
+    if not wait_until(lambda: answers(port), timeout_s, lambda: True):
         fail(f"Redis did not become ready within {timeout_s:g} s:\n{log_tail(log_file)}", 5)
     print(f"Redis ready on 127.0.0.1:{port} ({report_version(port)}), data in {data_dir}")
 
@@ -59,7 +75,7 @@ def main() -> None:
     parser.add_argument("command", choices=["start", "stop", "status", "version"])
     parser.add_argument("--port", type=int, default=settings.redis_port)
     parser.add_argument("--dir", type=Path, default=settings.data_dir / "redis")
-    parser.add_argument("--timeout", type=float, default=20)
+    parser.add_argument("--timeout", type=float, default=120, help="seconds to wait (a large AOF loads first)")
     args = parser.parse_args()
     data_dir = args.dir.resolve()
     pid_file = data_dir / "redis.pid"

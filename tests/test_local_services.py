@@ -12,6 +12,8 @@ from pathlib import Path
 
 import redis
 from fastapi.testclient import TestClient
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 from app.api.main import create_app
 from app.runtime import Runtime
@@ -90,6 +92,28 @@ def test_redis_script_starts_reports_and_keeps_data(tmp_path: Path, unused_port)
         run_script("redis_local.py", "start", *args)
         assert redis.Redis(port=unused_port).get("persisted") == b"yes"
         assert run_script("redis_local.py", "version", *args).startswith("Redis 7.")
+    finally:
+        run_script("redis_local.py", "stop", *args)
+
+
+def test_redis_is_ready_only_once_its_append_only_file_is_loaded(tmp_path: Path, unused_port) -> None:
+    """Finding (scripts/load.py after a long run): `start` said ready when the port opened, while
+    Redis was still loading a large append-only file and answered every command with LOADING."""
+    args = ("--port", str(unused_port), "--dir", str(tmp_path / "redis"))
+    keys = 5_000_000  # loads for seconds
+    run_script("redis_local.py", "start", *args)
+    try:
+        client = redis.Redis(port=unused_port)
+        for start in range(0, keys, 50_000):
+            client.mset({f"key:{i}": i for i in range(start, start + 50_000)})
+        deadline = time.monotonic() + 120
+        while client.info("persistence")["aof_rewrite_in_progress"] and time.monotonic() < deadline:
+            time.sleep(0.1)  # Redis may have begun a rewrite of its own as the file grew
+        client.close()
+        run_script("redis_local.py", "stop", *args)
+        run_script("redis_local.py", "start", *args)
+        # The first command after "ready" is served (no retries: redis-py retries a LOADING answer).
+        assert redis.Redis(port=unused_port, retry=Retry(NoBackoff(), 0)).dbsize() == keys
     finally:
         run_script("redis_local.py", "stop", *args)
 
