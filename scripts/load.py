@@ -221,6 +221,9 @@ def service_env(
     if args.qdrant_url:
         env["QDRANT_URL"] = args.qdrant_url
         env["HIPPOGRAPH_WORKER_CONCURRENCY"] = str(args.worker_concurrency)
+    for assignment in args.set:
+        name, _, value = assignment.partition("=")
+        env[name] = value
     return env
 
 
@@ -335,7 +338,8 @@ def route_table(stats: Stats, seconds: float) -> list[dict[str, Any]]:
 def print_report(report: dict[str, Any]) -> None:
     print()
     print(f"{report['agents']} + {report['tenant_agents']} agents, {report['seconds']:.0f} s of load, "
-          f"workers {report['workers']}, commit {report['commit']}")  # fmt: skip
+          f"workers {report['workers']}, commit {report['commit']}, "
+          f"settings {report['settings'] or 'default'}")  # fmt: skip
     print(f"acknowledged {report['acknowledged']:,} turns ({report['turns_per_s']:.1f} turns/s); "
           f"ingested during the load {report['ingest_per_s']:.1f} turns/s; backlog at the end "
           f"{report['backlog_at_end']:,} turns, drained in {report['drain_s']} s; tasks queued at the end "
@@ -366,6 +370,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--worker-concurrency", type=int, default=2, help="with --qdrant-url: each worker's pool")
     parser.add_argument("--qdrant-url", help="a Qdrant server: run standalone workers and beat")
     parser.add_argument("--recall-every", type=int, default=4, help="an agent recalls every N-th batch (0: never)")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                        help="a setting of the service (e.g. HIPPOGRAPH_VECTOR_PROCESS=true); repeatable")  # fmt: skip
     parser.add_argument("--drain-timeout", type=float, default=600.0, help="seconds to wait for the backlog")
     parser.add_argument("--namespace", default="load", help="the tenants are <namespace>-a and <namespace>-b")
     parser.add_argument("--seed", type=int, default=1)
@@ -402,7 +408,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     acknowledged = sum(len(ids) for ids in stats.acknowledged.values())
     report = {
         "date": datetime.now(UTC).isoformat(timespec="seconds"), "commit": git_commit(),
-        "agents": args.agents, "tenant_agents": args.tenant_agents, "workers": args.workers,
+        "agents": args.agents, "tenant_agents": args.tenant_agents, "workers": args.workers, "settings": args.set,
         "seconds": round(seconds, 1), "acknowledged": acknowledged, "turns_per_s": round(acknowledged / seconds, 1),
         "ingest_per_s": round((acknowledged - at_end) / seconds, 1), "backlog_at_end": at_end,
         "drain_s": None if drain_s is None else round(drain_s, 1), "backlog_samples": samples,

@@ -32,14 +32,15 @@ def test_short_load_run_loses_nothing_and_leaks_nothing(services, namespace: str
     report_path = tmp_path / "load.json"
     command = [sys.executable, str(REPO / "scripts" / "load.py"), "--agents", "3", "--tenant-agents", "2",
                "--minutes", str(20 / 60), "--recall-every", "2", "--drain-timeout", "120", "--namespace", namespace,
-               "--neo4j-uri", services.neo4j_uri, "--redis-url", redis_url, "--json", str(report_path)]  # fmt: skip
+               "--neo4j-uri", services.neo4j_uri, "--redis-url", redis_url, "--json", str(report_path),
+               "--set", "HIPPOGRAPH_KEEP_ALIVE_SECONDS=30"]  # fmt: skip
     if services.qdrant_url:
         command += ["--qdrant-url", services.qdrant_url, "--workers", "1"]
     env = {**os.environ, "NEO4J_USER": services.neo4j_user, "NEO4J_PASSWORD": services.neo4j_password}
     result = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=600, env=env)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     report = json.loads(report_path.read_text())
-    assert report["passed"]
+    assert report["passed"] and report["settings"] == ["HIPPOGRAPH_KEEP_ALIVE_SECONDS=30"]
     assert report["acknowledged"] > 20  # 5 agents post every 2-5 s for 20 s
     for check in report["checks"].values():
         assert check["lost"] == 0 and check["duplicated"] == 0 and check["unacknowledged_nodes"] == 0
