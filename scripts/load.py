@@ -285,7 +285,7 @@ def drain(hot: redis.Redis, tenants: Sequence[Tenant], timeout_s: float) -> tupl
     while time.monotonic() - start < timeout_s:
         if turns_done is None and backlog(hot, tenants) == 0:
             turns_done = time.monotonic() - start
-        if turns_done is not None and queued_tasks(hot, CELERY_QUEUE) == 0:  # type: ignore[arg-type]
+        if turns_done is not None and queued_tasks(hot, CELERY_QUEUE) == 0:
             return turns_done, time.monotonic() - start
         time.sleep(0.5)
     return turns_done, None
