@@ -4,15 +4,17 @@
 // $links: [{type, source_id, target_id, properties}], one row or many, distinct pairs per type.
 // Idempotent: an existing relationship of the type between the two nodes is left as it is. Returns
 // one row per link with `created`, no properties (the batch writers only count; `get` reads one).
+// MERGE between two bound nodes (the MergeInto operator) locks both before it creates, so writers
+// stating the same pair at once store it once (a match-then-create stored it once per writer); the
+// marker, set and removed within the statement, tells this statement's creations from the others'.
 UNWIND $links AS link
 MATCH (a:Memory {namespace: $namespace, id: link.source_id})
 MATCH (b:Memory {namespace: $namespace, id: link.target_id})
-OPTIONAL MATCH (a)-[old:$(link.type)]->(b)
-FOREACH (_ IN CASE WHEN old IS NULL THEN [1] ELSE [] END |
-  CREATE (a)-[r:$(link.type)]->(b)
-  SET r = link.properties
-)
-RETURN link.type AS type, link.source_id AS source_id, link.target_id AS target_id, old IS NULL AS created
+MERGE (a)-[r:$(link.type)]->(b)
+  ON CREATE SET r = link.properties, r.created_here = true
+WITH link, r, r.created_here IS NOT NULL AS created
+REMOVE r.created_here
+RETURN link.type AS type, link.source_id AS source_id, link.target_id AS target_id, created
 
 // name: get
 // One relationship with its properties.

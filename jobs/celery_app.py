@@ -24,6 +24,8 @@ PRIORITY_SEPARATOR = "\x06\x16"
 # thousands of write tasks the minute jobs (resume of pending turns, activity, the vector index)
 # used to wait in line until they expired, and none ran for the whole of a 10-minute load.
 WRITE_PRIORITY = 6
+# The SEMANTIC links of written nodes queue behind the writes: a backlog defers the links, not the turns.
+LINK_PRIORITY = 9
 
 
 def queue_keys(queue: str) -> list[str]:

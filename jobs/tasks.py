@@ -21,11 +21,11 @@ from app.api.schemas import MAX_TURNS_PER_BATCH
 from app.extract.llm import LlmUnavailable
 from app.memory.batch_writer import OUTAGE_ERRORS
 from app.memory.dead_letters import dead_letter_id
-from app.memory.ingest import IngestReport
+from app.memory.ingest import DEFERRED_LINKS_STAGE, IngestReport
 from app.memory.learning import FlushReport
 from app.stores.hot import single_flight
 from app.stores.job_runs import JobRun
-from jobs.celery_app import WRITE_PRIORITY, celery_app, queued_tasks
+from jobs.celery_app import LINK_PRIORITY, WRITE_PRIORITY, celery_app, queued_tasks
 from jobs.context import current_runtime, registered_runtime
 
 if TYPE_CHECKING:
@@ -153,6 +153,10 @@ TAKEN_OVER_RECHECK_S = 1.0
 TAKEN_OVER_CHECKS = 1800
 
 
+# Retries of a link task an engine outage stopped: 5, 10, 20, 40 s, then every 60 s (~17 min in all).
+LINK_MAX_RETRIES = 20
+
+
 def retry_schedule(window_s: float, base_s: float = RETRY_BASE_DELAY_S, cap_s: float = 60.0) -> list[float]:
     """The delays before each retry of a batch an engine outage stopped: exponential from `base_s`,
     capped at `cap_s`, as many as it takes for them to add up to `window_s` (a realistic outage
@@ -197,12 +201,30 @@ def _claim_renewed(runtime: Runtime, namespace: str, keys: list[str], owner: str
 
 
 def _write(
-    runtime: Runtime, namespace: str, keys: list[str], owner: str, batch_id: str | None
+    runtime: Runtime, namespace: str, keys: list[str], owner: str, batch_id: str | None, link: bool
 ) -> tuple[list[tuple[str, str]], IngestReport]:
     """Write the pending turns `owner` holds under `keys`, renewing its claim meanwhile."""
     with _claim_renewed(runtime, namespace, keys, owner):
         records = runtime.hot_window.pending_records(namespace, keys)
-        return records, runtime.batch_writer.write(namespace, records, datetime.now(UTC), batch_id)
+        return records, runtime.batch_writer.write(namespace, records, datetime.now(UTC), batch_id, link)
+
+
+def _own_queue(task: Task) -> str | None:
+    """The queue `task` was delivered from: its follow-up tasks go there too, to the workers that
+    serve it (None: the default queue)."""
+    routing_key = (task.request.delivery_info or {}).get("routing_key")
+    return routing_key if isinstance(routing_key, str) and routing_key else None
+
+
+def _queue_links(namespace: str, node_ids: list[str], queue: str | None, fields: dict[str, Any]) -> None:
+    """Queue `link_semantic` for nodes written without their SEMANTIC edges. The turns are written
+    whatever happens here: if the broker fails now, these nodes stay without those edges (derived
+    data: recall finds them by their vectors all the same), and the batch is not failed for it."""
+    try:
+        link_semantic.apply_async((namespace, node_ids), queue=queue)
+    except Exception as exc:
+        log.warning("SEMANTIC links not queued: %s", type(exc).__name__,
+                    extra={**fields, "error": type(exc).__name__, "nodes": len(node_ids)})  # fmt: skip
 
 
 @celery_app.task(name="hippograph.ingest_turns", base=IngestTask, bind=True, max_retries=None, priority=WRITE_PRIORITY)
@@ -213,6 +235,7 @@ def ingest_turns(
     request_id: str | None = None,
     outage_retries: int = 0,
     checks: int = 0,
+    link_inline: bool = False,
 ) -> dict[str, Any]:
     """Run the write tracks for turns already in the hot window (passed by key, not by value), those
     this task can claim (another live task may hold some: it writes them), and, when it claimed any,
@@ -221,7 +244,9 @@ def ingest_turns(
     on `retry_schedule` (`outage_retries` so far). While a running task writes turns it took over
     from this batch, the task looks again every `TAKEN_OVER_RECHECK_S` (`checks` so far), and is
     done once they are written; it writes them itself if that task died. Its report counts what its
-    last run wrote. `request_id`: the API request that queued them, for the log lines."""
+    last run wrote. `request_id`: the API request that queued them, for the log lines. The new
+    nodes' SEMANTIC edges follow in a `link_semantic` task queued behind the writes, or before this
+    task ends with `link_inline` (a caller waiting for the whole write)."""
     runtime = current_runtime()
     batch_id = self.request.id
     owner = batch_id or f"local-{uuid.uuid4()}"
@@ -238,7 +263,7 @@ def ingest_turns(
         if claimed:
             room = runtime.settings.ingest_coalesce_max - len(claimed)
             claimed += runtime.hot_window.coalesce(namespace, owner, CLAIM_LEASE_S, time.time(), room)
-        records, report = _write(runtime, namespace, claimed, owner, batch_id)
+        records, report = _write(runtime, namespace, claimed, owner, batch_id, link_inline)
         # This batch's turns another running task took over: done once they are written.
         taken_over = runtime.hot_window.taken_over(namespace, turn_keys, owner)
     except OUTAGE_ERRORS as exc:
@@ -250,26 +275,50 @@ def ingest_turns(
         delay = delays[outage_retries] * (1 + random.random() / 10)  # jitter: spread the herd
         with contextlib.suppress(Exception):  # hold the turns through the wait (Redis may be down)
             runtime.hot_window.claim(namespace, turn_keys, owner, delay + CLAIM_LEASE_S, time.time())
-        again = {"request_id": request_id, "outage_retries": outage_retries + 1, "checks": checks}
+        again = {"request_id": request_id, "outage_retries": outage_retries + 1, "checks": checks,
+                 "link_inline": link_inline}  # fmt: skip
         raise self.retry(exc=exc, countdown=delay, kwargs=again) from exc
     except Exception as exc:
         log.warning("ingest_turns failed: %s", type(exc).__name__, extra={**fields, "error": type(exc).__name__})
         raise
     runtime.metrics.observe_ingest(namespace, report.turns, report.seconds_by_stage)
+    if report.unlinked:
+        _queue_links(namespace, report.unlinked, _own_queue(self), fields)
     # A written turn's dead-letter id would have been its node id.
     written = [node_id for node_id in (dead_letter_id(*record) for record in records)
                if node_id not in report.dead_lettered]  # fmt: skip
     if runtime.llm is not None and written:  # after the rule tracks, and never in the write's way
-        enrich_turns.delay(namespace, written)
+        enrich_turns.apply_async((namespace, written), queue=_own_queue(self))
     if taken_over and checks < TAKEN_OVER_CHECKS:
-        again = {"request_id": request_id, "outage_retries": outage_retries, "checks": checks + 1}
+        again = {"request_id": request_id, "outage_retries": outage_retries, "checks": checks + 1,
+                 "link_inline": link_inline}  # fmt: skip
         raise self.retry(countdown=TAKEN_OVER_RECHECK_S, kwargs=again)
     seconds = time.perf_counter() - start
     log.info("ingest_turns done", extra={**fields, "turns": report.turns, "duration_ms": round(seconds * 1000, 2)})
     result = asdict(report)
+    del result["unlinked"]  # the link task's business, not the batch's report
     if batch_id:
         runtime.batches.done(namespace, batch_id, result, datetime.now(UTC))
     return result
+
+
+@celery_app.task(
+    name="hippograph.link_semantic",
+    priority=LINK_PRIORITY,
+    autoretry_for=OUTAGE_ERRORS,
+    retry_backoff=5,
+    retry_backoff_max=60,
+    retry_jitter=True,
+    max_retries=LINK_MAX_RETRIES,
+)
+def link_semantic(namespace: str, node_ids: list[str]) -> dict[str, Any]:
+    """SEMANTIC edges of nodes a write stored without them (`SemanticIndexer.link`): the neighbour
+    searches run here, behind the queued writes, not in the write's way. Idempotent."""
+    runtime = current_runtime()
+    start = time.perf_counter()
+    edges = runtime.semantic.link(namespace, node_ids, datetime.now(UTC))
+    runtime.metrics.observe_ingest(namespace, 0, {DEFERRED_LINKS_STAGE: time.perf_counter() - start})
+    return {"nodes": len(node_ids), "semantic_edges": edges}
 
 
 @celery_app.task(

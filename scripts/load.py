@@ -16,8 +16,10 @@ agent). It posts a batch of 1-10 turns every 2-5 s (so 50 agents post ~80 turns/
 tenant's 10 ~16: about 100 turns/s in all) and recalls now and then (--recall-every), for
 --minutes. Every text carries its tenant's marker word, and every recall asks for both markers.
 At the end: throughput, p50/p95/p99 per route, errors by status; the time the backlog takes to
-drain; then every acknowledged (202) turn is looked up as a Dialogue node by its id (lost: none,
-duplicated: more than one), and every recall card is checked for the other tenant's marker.
+drain (no turn pending), and the queue (the writes' SEMANTIC links included); then every
+acknowledged (202) turn is looked up as a Dialogue node by its id (lost: none, duplicated: more
+than one), the SEMANTIC pairs are counted (each stored once), and every recall card is checked for
+the other tenant's marker.
 Loopback only; bounded in time (--minutes, then --drain-timeout) and stops by itself. Exits 1
 when a check fails. --json FILE writes the report as JSON too.
 """
@@ -308,16 +310,25 @@ def verify(client: httpx.Client, namespace: str, node_ids: set[str]) -> dict[str
     response = client.post(f"/v1/namespaces/{namespace}/cypher", json={"query": total_query})
     response.raise_for_status()
     total = int(response.json()["rows"][0]["n"])
+    # The SEMANTIC links, made by `link_semantic` after the writes: there once the queue is empty,
+    # and each pair once (a finding: concurrent writers stored some pairs twice).
+    pairs_query = ("MATCH (a:Memory {namespace: $namespace})-[r:SEMANTIC]->(b) WITH a, b, count(r) AS n "
+                   "RETURN count(*) AS pairs, sum(CASE WHEN n > 1 THEN 1 ELSE 0 END) AS duplicated")  # fmt: skip
+    response = client.post(f"/v1/namespaces/{namespace}/cypher", json={"query": pairs_query})
+    response.raise_for_status()
+    pairs = response.json()["rows"][0]
     return {
         "acknowledged": len(ids),
         "lost": sum(1 for node_id in ids if node_id not in found),
         "duplicated": sum(1 for n in found.values() if n > 1),
         "unacknowledged_nodes": max(0, total - sum(found.values())),
         "dead_letters": len(client.get(f"/v1/namespaces/{namespace}/dead-letters").json()["dead_letters"]),
+        "semantic_pairs": int(pairs["pairs"]),
+        "semantic_pairs_duplicated": int(pairs["duplicated"] or 0),
     }
 
 
-def percentile(values: Sequence[float], q: float) -> float:
+def percentile(values: Sequence[float], q: int) -> float:
     if len(values) == 1:
         return values[0]
     return statistics.quantiles(values, n=100, method="inclusive")[q - 1] if q < 100 else max(values)
@@ -421,7 +432,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     report["passed"] = (
         queue_drain_s is not None
         and not stats.leaks
-        and all(c["lost"] == 0 and c["duplicated"] == 0 and c["unacknowledged_nodes"] == 0 for c in checks.values())
+        and all(c["lost"] == 0 and c["duplicated"] == 0 and c["unacknowledged_nodes"] == 0
+                and c["semantic_pairs_duplicated"] == 0 for c in checks.values())  # fmt: skip
     )
     print_report(report)
     if args.json:

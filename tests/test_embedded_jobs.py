@@ -9,7 +9,15 @@ import pytest
 import redis
 
 from app.runtime import Runtime
-from jobs.celery_app import PRIORITY_STEPS, WRITE_PRIORITY, celery_app, create_celery, queue_keys, queued_tasks
+from jobs.celery_app import (
+    LINK_PRIORITY,
+    PRIORITY_STEPS,
+    WRITE_PRIORITY,
+    celery_app,
+    create_celery,
+    queue_keys,
+    queued_tasks,
+)
 from jobs.context import use_runtime
 from jobs.embedded import EmbeddedJobs
 from jobs.tasks import OPTIMIZE_MAX_DEFER_S, OPTIMIZED_AT_KEY, optimize_due, optimize_vectors
@@ -87,6 +95,8 @@ def test_periodic_jobs_run_before_queued_writes(settings, embedder) -> None:
     behind the writes and expired there. Writes are queued at a lower priority than the jobs."""
     assert celery_app.tasks["hippograph.ingest_turns"].priority == WRITE_PRIORITY
     assert celery_app.tasks["hippograph.enrich_turns"].priority == WRITE_PRIORITY
+    # The SEMANTIC links of written turns come after the writes: a backlog defers them, not the turns.
+    assert celery_app.tasks["hippograph.link_semantic"].priority == LINK_PRIORITY > WRITE_PRIORITY
     for entry in celery_app.conf.beat_schedule.values():  # the jobs keep the first-served priority
         assert not celery_app.tasks[entry["task"]].priority and not entry.get("options", {}).get("priority")
 

@@ -45,6 +45,8 @@ def test_short_load_run_loses_nothing_and_leaks_nothing(services, namespace: str
     for check in report["checks"].values():
         assert check["lost"] == 0 and check["duplicated"] == 0 and check["unacknowledged_nodes"] == 0
         assert check["dead_letters"] == 0
+        # The writes' SEMANTIC links, made by the tasks queued behind them, once the queue is empty.
+        assert check["semantic_pairs"] > 0 and check["semantic_pairs_duplicated"] == 0
     assert sum(check["acknowledged"] for check in report["checks"].values()) == report["acknowledged"]
     assert report["recalls"] > 0 and report["cross_tenant"] == 0
     assert report["drain_s"] is not None

@@ -127,6 +127,19 @@ def test_a_nodes_passages_answer_as_one_node_and_are_deleted_with_it(
     assert store.count(f"{namespace}-other") == 0
 
 
+def test_vectors_of_reads_each_nodes_own_vector_within_the_namespace(
+    store: VectorStore, embedder, namespace: str
+) -> None:
+    tea, car = embedder.embed_passages([SENTENCES["tea"], SENTENCES["car"]])
+    store.upsert(namespace, [VectorRecord("dialogue:long", v, {"type": "Dialogue"}, passage=i)
+                             for i, v in enumerate([tea, car])])  # fmt: skip
+    store.upsert(f"{namespace}-other", [VectorRecord("knowledge:car", car, {"type": "Knowledge"})])
+    found = store.vectors_of(namespace, ["dialogue:long", "knowledge:car", "dialogue:missing"])
+    assert list(found) == ["dialogue:long"]  # the other namespace's node is not this one's
+    assert found["dialogue:long"] == pytest.approx(list(tea), abs=1e-5)  # its first passage's, not the second's
+    assert store.vectors_of(namespace, []) == {}
+
+
 def test_passages_of_one_node_do_not_crowd_others_out_of_the_limit(
     store: VectorStore, embedder, namespace: str
 ) -> None:

@@ -151,6 +151,9 @@ def test_a_worker_killed_mid_batch_leaves_exactly_one_copy_of_everything(
 
         worker = _start_worker(settings, queue, worker_dir, log)
         _wait_for(lambda: not runtime.hot_window.pending(namespace, keys), 300, "the re-delivered task", log)
+        # Then the batch's SEMANTIC links, in the task it queued behind it.
+        _wait_for(lambda: "link_semantic[" in log.read_text() and " succeeded" in log.read_text().split(
+            "link_semantic[", 1)[1], 300, "the batch's SEMANTIC links", log)  # fmt: skip
     finally:
         worker.send_signal(signal.SIGTERM)  # warm shutdown: releases the vector folder
         worker.wait(timeout=60)
@@ -158,7 +161,8 @@ def test_a_worker_killed_mid_batch_leaves_exactly_one_copy_of_everything(
     reference = f"{namespace}-uninterrupted"
     api.put(f"/v1/namespaces/{reference}")
     batch = [SequencedTurn(_turn(t), i) for i, t in enumerate(turns)]
-    runtime.ingestor.ingest(reference, batch, datetime.now(UTC))
+    now = datetime.now(UTC)  # written as the task writes: the links after the whole batch
+    runtime.semantic.link(reference, runtime.ingestor.ingest(reference, batch, now, link=False).unlinked, now)
 
     assert _duplicates(cypher, namespace) == []
     assert _counts(cypher, namespace) == _counts(cypher, reference)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import time
 from datetime import UTC, datetime
 
 import pytest
@@ -512,3 +513,57 @@ def test_without_passages_a_long_turn_has_one_vector_of_its_head(api, runtime, w
     points = runtime.vectors.count(namespace)
     assert api.delete(f"/v1/namespaces/{namespace}/nodes/{turn}").status_code == 204
     assert runtime.vectors.count(namespace) == points - 1
+
+
+TEA_SESSION = [
+    _turn("t1", "t1:1", "Alice", "I drink green tea every morning before work.", S1),
+    _turn("t1", "t1:2", "Bob", "Green tea in the morning is my habit too.", S1),
+    _turn("t1", "t1:3", "Alice", "The quarterly report is due on Monday. I will send it to Carol.", S1),
+    _turn("t1", "t1:4", "Bob", "Send the quarterly report to Carol by Monday.", S1),
+]
+
+
+def _semantic_pairs(cypher, ns: str) -> list[tuple[str, str, float]]:  # type: ignore[no-untyped-def]
+    rows = cypher("MATCH (a:Memory {namespace: $ns})-[r:SEMANTIC]->(b) RETURN a.id AS a, b.id AS b, r.weight AS w "
+                  "ORDER BY a, b", ns=ns)  # fmt: skip
+    return [(row["a"], row["b"], round(row["w"], 4)) for row in rows]
+
+
+def test_semantic_links_deferred_from_the_write_are_those_written_inline(api, runtime, cypher, namespace) -> None:
+    """Finding (scripts/load.py): the write path's neighbour searches held the interpreter lock
+    longest of all under many writers. A write may store the vectors and leave the links to
+    `SemanticIndexer.link` (the `link_semantic` task): the same links come out."""
+    deferred = f"{namespace}-deferred"
+    for ns in (namespace, deferred):
+        api.put(f"/v1/namespaces/{ns}")
+    batch = [SequencedTurn(Turn(t["session_id"], t["turn_id"], t["speaker"], t["text"],
+                                datetime.fromisoformat(t["timestamp"])), i)
+             for i, t in enumerate(TEA_SESSION)]  # fmt: skip
+    now = datetime.now(UTC)
+    inline = runtime.ingestor.ingest(namespace, batch, now)
+    assert inline.semantic_edges > 0 and inline.unlinked == []
+
+    report = runtime.ingestor.ingest(deferred, batch, now, link=False)
+    assert report.semantic_edges == 0 and _semantic_pairs(cypher, deferred) == []
+    assert runtime.vectors.count(deferred) == runtime.vectors.count(namespace)  # the vectors are stored
+    turns = [dialogue_id(t["session_id"], t["turn_id"]) for t in TEA_SESSION]
+    assert set(turns) <= set(report.unlinked)
+
+    assert runtime.semantic.link(deferred, report.unlinked, now) == inline.semantic_edges
+    assert _semantic_pairs(cypher, deferred) == _semantic_pairs(cypher, namespace)
+    assert runtime.semantic.link(deferred, [*report.unlinked, "dialogue:gone"], now) == 0  # idempotent
+
+
+def test_a_write_without_wait_links_its_turns_in_a_task_behind_it(api, runtime, cypher, worker, namespace) -> None:
+    api.put(f"/v1/namespaces/{namespace}")
+    answer = _post(api, namespace, TEA_SESSION, wait=False)
+    assert answer.status_code == 202, answer.text
+    batch = answer.json()["status_url"]
+    deadline = time.monotonic() + 60
+    while api.get(batch).json()["status"] != "done" or not _semantic_pairs(cypher, namespace):
+        assert time.monotonic() < deadline, api.get(batch).json()
+        time.sleep(0.1)
+    report = api.get(batch).json()["report"]
+    assert report["semantic_edges"] == 0 and "unlinked" not in report  # the link task's business
+    tea = sorted(dialogue_id("t1", turn) for turn in ("t1:1", "t1:2"))
+    assert (tea[0], tea[1]) in [(a, b) for a, b, _ in _semantic_pairs(cypher, namespace)]

@@ -56,7 +56,7 @@ async def post_turns(
     # worker always finds it and a 202 always has a readable batch.
     batch_id = str(uuid.uuid4())
     await run_in_threadpool(runtime.batches.queued, ns, batch_id, len(turns), now)
-    await run_in_threadpool(queue_ingest, runtime, ns, [t.key for t in turns], batch_id, request)
+    await run_in_threadpool(queue_ingest, runtime, ns, [t.key for t in turns], batch_id, request, body.wait)
     result: dict[str, Any] = {
         "task_id": batch_id,
         "batch_id": batch_id,
@@ -75,19 +75,21 @@ async def post_turns(
     return result
 
 
-def queue_ingest(runtime: Runtime, ns: str, keys: list[str], batch_id: str, request: Request) -> None:
+def queue_ingest(
+    runtime: Runtime, ns: str, keys: list[str], batch_id: str, request: Request, link_inline: bool = False
+) -> None:
     """Queue the ingest task `batch_id` for the pending `keys`, claimed for it first: the
     `resume_pending` job leaves them to it for `HIPPOGRAPH_PENDING_RESUME_AFTER` (it may wait in a
     backlog), then takes them for a new task if it has not claimed them itself by then (the message
     was lost). Until its task runs, a running task of the namespace may take them over and write them
-    with its own (`HIPPOGRAPH_INGEST_COALESCE`). Also the replay of a dead letter."""
+    with its own (`HIPPOGRAPH_INGEST_COALESCE`). Also the replay of a dead letter. `link_inline`: the
+    caller waits for the task, SEMANTIC edges included (`ingest_turns`)."""
     from jobs.tasks import ingest_turns
 
     runtime.hot_window.claim(ns, keys, batch_id, runtime.settings.pending_resume_after_s, time.time(), queued=True)
     with broker_unavailable():  # the turns are in the hot window; a retry stores nothing twice
-        ingest_turns.apply_async(
-            (ns, keys), {"request_id": getattr(request.state, "request_id", None)}, task_id=batch_id
-        )
+        kwargs = {"request_id": getattr(request.state, "request_id", None), "link_inline": link_inline}
+        ingest_turns.apply_async((ns, keys), kwargs, task_id=batch_id)
 
 
 BatchIdPath = Annotated[str, Path(description="the `batch_id` of a POST …/turns answer")]

@@ -62,11 +62,16 @@ class BatchWriter:
         self.pause_s = pause_s
 
     def write(
-        self, namespace: str, records: Sequence[tuple[str, str]], now: datetime, batch_id: str | None = None
+        self,
+        namespace: str,
+        records: Sequence[tuple[str, str]],
+        now: datetime,
+        batch_id: str | None = None,
+        link: bool = True,
     ) -> IngestReport:
         """Write the pending `records` ((key, stored record), from `HotWindow.pending_records`); every
         turn is then written (no longer pending) or a dead letter (named in the report). Raises only
-        `OUTAGE_ERRORS`."""
+        `OUTAGE_ERRORS`. `link`: as `Ingestor.ingest`."""
         readable: list[PendingTurn] = []
         aside: list[str] = []
         for key, record in records:
@@ -76,7 +81,7 @@ class BatchWriter:
             except Exception as exc:  # an unreadable record: no retry can read it
                 aside.append(self._put_aside(namespace, key, record, exc, 1, now, batch_id))
         try:
-            report = self.ingestor.ingest(namespace, [turn.item for turn in readable], now)
+            report = self.ingestor.ingest(namespace, [turn.item for turn in readable], now, link)
         except OUTAGE_ERRORS:
             raise
         except Exception as exc:
@@ -86,16 +91,18 @@ class BatchWriter:
             )  # fmt: skip
             report = IngestReport()
             for pending in sorted(readable, key=lambda t: (t.item.turn.timestamp, t.item.seq)):
-                report.add(self._write_alone(namespace, pending, now, batch_id))
+                report.add(self._write_alone(namespace, pending, now, batch_id, link))
         else:
             self.hot_window.ingested(namespace, [turn.key for turn in readable])
         report.dead_lettered = aside + report.dead_lettered
         return report
 
-    def _write_alone(self, namespace: str, turn: PendingTurn, now: datetime, batch_id: str | None) -> IngestReport:
+    def _write_alone(
+        self, namespace: str, turn: PendingTurn, now: datetime, batch_id: str | None, link: bool
+    ) -> IngestReport:
         for attempt in range(1, SOLO_ATTEMPTS + 1):
             try:
-                report = self.ingestor.ingest(namespace, [turn.item], now)
+                report = self.ingestor.ingest(namespace, [turn.item], now, link)
             except OUTAGE_ERRORS:
                 raise
             except Exception as exc:

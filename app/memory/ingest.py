@@ -49,6 +49,8 @@ from app.stores.graph import GraphStore, GraphTx
 SUMMARY_SENTENCES = 3
 # The report's stage for the turns' vector work, which overlaps the other stages (not part of their sum).
 BACKGROUND_STAGE = "turn vectors (background)"
+# The stage of a write's SEMANTIC links searched and written later, by `hippograph.link_semantic`.
+DEFERRED_LINKS_STAGE = "semantic links (deferred)"
 
 
 @dataclass
@@ -64,6 +66,8 @@ class IngestReport:
     seconds_by_stage: dict[str, float] = field(default_factory=dict)
     # Ids of the dead letters the batch's unwritable turns became (app/memory/batch_writer.py).
     dead_lettered: list[str] = field(default_factory=list)
+    # Nodes written without their SEMANTIC links (`ingest(..., link=False)`), for `SemanticIndexer.link`.
+    unlinked: list[str] = field(default_factory=list)
 
     def add(self, other: IngestReport) -> None:
         """Count `other` (a part of the same batch, written on its own) into this report."""
@@ -73,6 +77,7 @@ class IngestReport:
         for stage, seconds in other.seconds_by_stage.items():
             self.seconds_by_stage[stage] = self.seconds_by_stage.get(stage, 0.0) + seconds
         self.dead_lettered += other.dead_lettered
+        self.unlinked += other.unlinked
 
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:
@@ -169,7 +174,9 @@ class Ingestor:
         self.importance_rules = importance_rules
         self.inference_rules = inference_rules
 
-    def ingest(self, namespace: str, batch: Sequence[SequencedTurn], now: datetime) -> IngestReport:
+    def ingest(self, namespace: str, batch: Sequence[SequencedTurn], now: datetime, link: bool = True) -> IngestReport:
+        """Run the write tracks for `batch`. Without `link` the new nodes get their vectors but not
+        their SEMANTIC edges: their ids are `report.unlinked`, for `SemanticIndexer.link` later."""
         report = IngestReport(turns=len(batch))
         ordered = sorted(batch, key=lambda item: (item.turn.timestamp, item.seq))
         rows = [self._turn_row(item, now) for item in ordered]
@@ -181,7 +188,7 @@ class Ingestor:
         # crash between the graph write and the vectors must still produce the vectors. The turns'
         # vector work runs in the background beside the graph statements (`SemanticIndexer.index_ahead`).
         dialogues = [_dialogue_text(row) for row in rows]
-        ahead = self.semantic.index_ahead(namespace, dialogues, now)
+        ahead = self.semantic.index_ahead(namespace, dialogues, now, link)
         to_index: list[NodeText] = []
         with report.stage("dialogues"):
             self._dialogues(namespace, rows, now, report)
@@ -195,7 +202,8 @@ class Ingestor:
         with report.stage("episodes"):
             to_index += self._episodes(namespace, ordered, now)
         with report.stage("embedding+semantic"):
-            report.semantic_edges = self.semantic.index(namespace, to_index, now, ahead)
+            indexed = self.semantic.index(namespace, to_index, now, ahead, link)
+            report.semantic_edges, report.unlinked = indexed.edges, indexed.unlinked
         report.seconds_by_stage[BACKGROUND_STAGE] = ahead.seconds
         return report
 
@@ -343,7 +351,7 @@ class Ingestor:
             with report.stage("facts+inferences"):
                 written = self._write_facts(namespace, extracted, now, report)
             with report.stage("embedding+semantic"):
-                report.semantic_edges = self.semantic.index(namespace, written, now)
+                report.semantic_edges = self.semantic.index(namespace, written, now).edges
         return report
 
     def turns_of(self, namespace: str, dialogue_ids: Sequence[str]) -> list[Turn]:

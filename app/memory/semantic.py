@@ -2,10 +2,16 @@
 SEMANTIC edges to its closest neighbours in the namespace (cosine above a threshold).
 
 The write path starts this for a batch's turns in the background (`index_ahead`) while their graph
-statements run: embedding and vector search use the cores Neo4j leaves idle meanwhile, and release
-the interpreter lock. Their vectors are therefore stored a little before their graph nodes; recall
-counts a vector hit only for a node that exists or a turn pending in the hot window, and a retried
-task writes the same vectors again.
+statements run: embedding uses the cores Neo4j leaves idle meanwhile, and releases the interpreter
+lock. Their vectors are therefore stored a little before their graph nodes; recall counts a vector
+hit only for a node that exists or a turn pending in the hot window, and a retried task writes the
+same vectors again.
+
+The neighbour search can be deferred (`link=False`): the nodes are embedded and stored, and their
+ids come back as `Indexed.unlinked`, for `link` to search and link later (the write task queues
+`hippograph.link_semantic` behind the writes). Qdrant Edge holds the interpreter lock for the whole
+of a search, and over a namespace's not yet indexed points each search is a scan: inline, under many
+writers, these searches were the largest share of the lock (docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -57,15 +63,32 @@ Vectors = dict[str, list[float]]  # node id -> its vector
 
 
 @dataclass(frozen=True)
-class IndexedAhead:
-    """Nodes being embedded, stored and searched in the background (`SemanticIndexer.index_ahead`):
-    their vectors by node id and their SEMANTIC link rows, to be written by `SemanticIndexer.index`."""
+class Stored:
+    """Nodes embedded and stored (`SemanticIndexer._store_and_search`)."""
 
-    result: Future[tuple[Vectors, list[dict[str, Any]], float]]  # ..., seconds it took
+    vectors: Vectors  # by node id
+    links: list[dict[str, Any]]  # SEMANTIC link rows found for them
+    unlinked: list[str]  # nodes of their own vector whose neighbours were not searched (deferred)
+
+
+@dataclass(frozen=True)
+class Indexed:
+    """What `SemanticIndexer.index` did: SEMANTIC edges created, and the nodes left to `link`."""
+
+    edges: int
+    unlinked: list[str]
+
+
+@dataclass(frozen=True)
+class IndexedAhead:
+    """Nodes being embedded, stored (and searched) in the background (`SemanticIndexer.index_ahead`),
+    for `SemanticIndexer.index` to write their links."""
+
+    result: Future[tuple[Stored, float]]  # ..., seconds it took
 
     @property
     def seconds(self) -> float:
-        return self.result.result()[2]
+        return self.result.result()[1]
 
 
 def embedding_text(node: dict[str, Any]) -> str:
@@ -120,37 +143,57 @@ class SemanticIndexer:
     def close(self) -> None:
         self._background.shutdown(cancel_futures=True)
 
-    def index_ahead(self, namespace: str, nodes: Sequence[NodeText], now: datetime) -> IndexedAhead:
-        """Start `index`'s vector work for `nodes` in the background (embed, store, find neighbours);
-        pass the result to the `index` call that follows, which writes their SEMANTIC edges once
-        the nodes exist in the graph."""
+    def index_ahead(self, namespace: str, nodes: Sequence[NodeText], now: datetime, link: bool = True) -> IndexedAhead:
+        """Start `index`'s vector work for `nodes` in the background (embed, store, and with `link`
+        find their neighbours); pass the result to the `index` call that follows, which writes their
+        SEMANTIC edges once the nodes exist in the graph."""
 
-        def run() -> tuple[Vectors, list[dict[str, Any]], float]:
+        def run() -> tuple[Stored, float]:
             start = time.perf_counter()
-            return *self._vectors_and_links(namespace, nodes, now, {}), time.perf_counter() - start
+            return self._store_and_search(namespace, nodes, now, {}, link), time.perf_counter() - start
 
         return IndexedAhead(self._background.submit(run))
 
-    def index(self, namespace: str, nodes: Sequence[NodeText], now: datetime, ahead: IndexedAhead | None = None) -> int:
-        """Embed, store and link `nodes` (and write the links of the nodes indexed `ahead`); returns
-        the SEMANTIC edges created. Idempotent.
+    def index(
+        self,
+        namespace: str,
+        nodes: Sequence[NodeText],
+        now: datetime,
+        ahead: IndexedAhead | None = None,
+        link: bool = True,
+    ) -> Indexed:
+        """Embed, store and (with `link`) link `nodes`, and write the links of the nodes indexed
+        `ahead`. Idempotent. Without `link` no neighbour is searched: the nodes to link later come
+        back as `unlinked` (pass the same `link` to `index_ahead`).
 
         A node with `vector_of` (its source in this batch or `ahead`) takes its source's vector and
         gets no neighbour search of its own: its neighbours are its source's, which it is linked to
         already. Such nodes are not linked to either (their vector is their source's: the source is linked)."""
-        known, links, _ = ahead.result.result() if ahead is not None else ({}, [], 0.0)
+        first = ahead.result.result()[0] if ahead is not None else Stored({}, [], [])
+        links, unlinked = first.links, first.unlinked
         if nodes:
-            links = links + self._vectors_and_links(namespace, nodes, now, known)[1]
+            rest = self._store_and_search(namespace, nodes, now, first.vectors, link)
+            links, unlinked = links + rest.links, unlinked + rest.unlinked
+        return Indexed(self._write_links(namespace, links), unlinked)
+
+    def link(self, namespace: str, node_ids: Sequence[str], now: datetime) -> int:
+        """SEMANTIC edges for nodes stored earlier without them (`index(..., link=False)`), from their
+        stored vectors; returns the edges created. Idempotent; a node gone since is skipped."""
+        stored = self.vectors.vectors_of(namespace, node_ids)
+        found = [node_id for node_id in dict.fromkeys(node_ids) if node_id in stored]
+        return self._write_links(namespace, self._neighbour_links(namespace, found, [stored[i] for i in found], now))
+
+    def _write_links(self, namespace: str, links: list[dict[str, Any]]) -> int:
         if not links:
             return 0
         rows = self.graph.write_transaction(lambda tx: create_links(tx, namespace, links))
         return sum(1 for row in rows if row["created"])
 
-    def _vectors_and_links(
-        self, namespace: str, nodes: Sequence[NodeText], now: datetime, known: Mapping[str, list[float]]
-    ) -> tuple[Vectors, list[dict[str, Any]]]:
+    def _store_and_search(
+        self, namespace: str, nodes: Sequence[NodeText], now: datetime, known: Mapping[str, list[float]], link: bool
+    ) -> Stored:
         """Store the vectors of `nodes` (`known` holds those of sources indexed earlier in the same
-        write) and find their SEMANTIC link rows; returns the vectors by id and the rows."""
+        write) and, with `link`, find their SEMANTIC link rows."""
         in_batch = {node.id for node in nodes} | set(known)
         own = [node for node in nodes if node.vector_of not in in_batch]
         shared = [node for node in nodes if node.vector_of in in_batch]
@@ -163,18 +206,29 @@ class SemanticIndexer:
                 for node in shared
             ],
         )
+        own_ids = [node.id for node in own]
+        if not link:
+            return Stored(by_id, [], own_ids if self.linking.max_neighbours > 0 else [])
+        return Stored(by_id, self._neighbour_links(namespace, own_ids, vectors, now), [])
+
+    def _neighbour_links(
+        self, namespace: str, node_ids: Sequence[str], vectors: Sequence[Sequence[float]], now: datetime
+    ) -> list[dict[str, Any]]:
+        """SEMANTIC link rows from each node to its closest neighbours (cosine above the threshold),
+        all nodes' searches in one call to the engine."""
+        if self.linking.max_neighbours <= 0 or not node_ids:
+            return []
+        # Room for the nodes sharing a vector with each neighbour (a turn's fact and event).
+        found = self.vectors.search_many(namespace, vectors, limit=4 * (self.linking.max_neighbours + 1))
         links: list[dict[str, Any]] = []
-        if self.linking.max_neighbours > 0 and own:
-            # Room for the nodes sharing a vector with each neighbour (a turn's fact and event).
-            found = self.vectors.search_many(namespace, vectors, limit=4 * (self.linking.max_neighbours + 1))
-            for node, hits in zip(own, found, strict=True):
-                close = [
-                    h
-                    for h in hits
-                    if h.node_id != node.id and not h.payload.get(VECTOR_OF_KEY) and h.score > self.linking.threshold
-                ]
-                links += [
-                    link_row(RelType.SEMANTIC, node.id, hit.node_id, min(1.0, hit.score), now)
-                    for hit in close[: self.linking.max_neighbours]
-                ]
-        return by_id, links
+        for node_id, hits in zip(node_ids, found, strict=True):
+            close = [
+                h
+                for h in hits
+                if h.node_id != node_id and not h.payload.get(VECTOR_OF_KEY) and h.score > self.linking.threshold
+            ]
+            links += [
+                link_row(RelType.SEMANTIC, node_id, hit.node_id, min(1.0, hit.score), now)
+                for hit in close[: self.linking.max_neighbours]
+            ]
+        return links

@@ -183,6 +183,11 @@ class VectorStore(ABC):
         ]
 
     @abstractmethod
+    def vectors_of(self, namespace: str, node_ids: Sequence[str]) -> dict[str, list[float]]:
+        """The own vector (its first passage's) of each of these nodes that has one, by node id
+        (the deferred SEMANTIC linking reads the vectors the write stored)."""
+
+    @abstractmethod
     def delete(self, namespace: str, node_ids: Sequence[str]) -> None:
         """Every point of these nodes (all their passages)."""
 

@@ -145,6 +145,9 @@ class ChildProcessVectorStore(VectorStore):
             found.extend(self._call("_search_batch", namespace, chunk, limit, match))
         return found
 
+    def vectors_of(self, namespace: str, node_ids: Sequence[str]) -> dict[str, list[float]]:
+        return dict(self._call("vectors_of", namespace, list(node_ids)))
+
     def delete(self, namespace: str, node_ids: Sequence[str]) -> None:
         self._call("delete", namespace, list(node_ids))
 

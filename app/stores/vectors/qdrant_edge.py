@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import qdrant_edge as edge
 
@@ -115,6 +115,19 @@ class EdgeVectorStore(VectorStore):
             for vector in vectors
         ]
         return [self._hits(points) for points in self.shard.query_batch(edge.QueryBatchRequest(requests))]
+
+    def vectors_of(self, namespace: str, node_ids: Sequence[str]) -> dict[str, list[float]]:
+        if not node_ids:
+            return {}
+        by_point = {point_id(namespace, node_id): node_id for node_id in node_ids}
+        records = self.shard.retrieve(list(by_point), with_payload=False, with_vector=True)
+        found: dict[str, list[float]] = {}
+        for record in records:
+            # A point of this store holds its one named dense vector: a list of floats.
+            vector = record.vector.get(_VECTOR_NAME) if isinstance(record.vector, dict) else None
+            if isinstance(vector, list):
+                found[by_point[str(record.id)]] = [float(x) for x in cast(list[float], vector)]
+        return found
 
     def optimize(self) -> bool:
         """Qdrant Edge runs no optimizer of its own: this builds the HNSW index of segments past the

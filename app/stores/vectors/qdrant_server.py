@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, nullcontext
+from typing import cast
 
 import httpx
 from qdrant_client import QdrantClient, models
@@ -128,6 +129,16 @@ class QdrantClientVectorStore(VectorStore):
         with self._serialized():
             responses = self.client.query_batch_points(self.collection, requests=requests)
         return [self._hits(response.points) for response in responses]
+
+    def vectors_of(self, namespace: str, node_ids: Sequence[str]) -> dict[str, list[float]]:
+        if not node_ids:
+            return {}
+        by_point = {point_id(namespace, node_id): node_id for node_id in node_ids}
+        with self._serialized():
+            records = self.client.retrieve(self.collection, ids=list(by_point), with_payload=False, with_vectors=True)
+        # The collection's one unnamed dense vector: a list of floats.
+        return {by_point[str(r.id)]: [float(x) for x in cast(list[float], r.vector)]
+                for r in records if isinstance(r.vector, list)}  # fmt: skip
 
     def delete(self, namespace: str, node_ids: Sequence[str]) -> None:
         if not node_ids:
