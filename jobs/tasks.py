@@ -21,7 +21,7 @@ from app.api.schemas import MAX_TURNS_PER_BATCH
 from app.extract.llm import LlmUnavailable
 from app.memory.batch_writer import OUTAGE_ERRORS
 from app.memory.dead_letters import dead_letter_id
-from app.memory.ingest import DEFERRED_LINKS_STAGE, IngestReport
+from app.memory.ingest import IngestReport
 from app.memory.learning import FlushReport
 from app.stores.hot import single_flight
 from app.stores.job_runs import JobRun
@@ -314,10 +314,7 @@ def ingest_turns(
 def link_semantic(namespace: str, node_ids: list[str]) -> dict[str, Any]:
     """SEMANTIC edges of nodes a write stored without them (`SemanticIndexer.link`): the neighbour
     searches run here, behind the queued writes, not in the write's way. Idempotent."""
-    runtime = current_runtime()
-    start = time.perf_counter()
-    edges = runtime.semantic.link(namespace, node_ids, datetime.now(UTC))
-    runtime.metrics.observe_ingest(namespace, 0, {DEFERRED_LINKS_STAGE: time.perf_counter() - start})
+    edges = current_runtime().semantic.link(namespace, node_ids, datetime.now(UTC))
     return {"nodes": len(node_ids), "semantic_edges": edges}
 
 

@@ -49,8 +49,6 @@ from app.stores.graph import GraphStore, GraphTx
 SUMMARY_SENTENCES = 3
 # The report's stage for the turns' vector work, which overlaps the other stages (not part of their sum).
 BACKGROUND_STAGE = "turn vectors (background)"
-# The stage of a write's SEMANTIC links searched and written later, by `hippograph.link_semantic`.
-DEFERRED_LINKS_STAGE = "semantic links (deferred)"
 
 
 @dataclass
