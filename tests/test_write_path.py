@@ -32,6 +32,16 @@ SECOND_SESSION = [
 ]
 
 
+def _sequenced(turns: list[dict]) -> list[SequencedTurn]:
+    """Request turns as the write tracks take them, in arrival order (for calls to the Ingestor)."""
+    return [
+        SequencedTurn(
+            Turn(t["session_id"], t["turn_id"], t["speaker"], t["text"], datetime.fromisoformat(t["timestamp"])), i
+        )
+        for i, t in enumerate(turns)
+    ]
+
+
 def _post(api, ns: str, turns: list[dict], wait: bool = True):  # type: ignore[no-untyped-def]
     return api.post(f"/v1/namespaces/{ns}/turns", json={"turns": turns, "wait": wait})
 
@@ -305,12 +315,7 @@ def test_replaying_or_resuming_a_batch_leaves_one_copy_of_everything(api, runtim
     # A worker that died mid-task: only the first stage ran; the re-delivered task completes it.
     other = f"{namespace}-resume"
     api.put(f"/v1/namespaces/{other}")
-    batch = [
-        SequencedTurn(
-            Turn(t["session_id"], t["turn_id"], t["speaker"], t["text"], datetime.fromisoformat(t["timestamp"])), i
-        )
-        for i, t in enumerate(FIRST_SESSION)
-    ]
+    batch = _sequenced(FIRST_SESSION)
     from app.memory.ingest import IngestReport
 
     now = datetime.now(UTC)
@@ -536,9 +541,7 @@ def test_semantic_links_deferred_from_the_write_are_those_written_inline(api, ru
     deferred = f"{namespace}-deferred"
     for ns in (namespace, deferred):
         api.put(f"/v1/namespaces/{ns}")
-    batch = [SequencedTurn(Turn(t["session_id"], t["turn_id"], t["speaker"], t["text"],
-                                datetime.fromisoformat(t["timestamp"])), i)
-             for i, t in enumerate(TEA_SESSION)]  # fmt: skip
+    batch = _sequenced(TEA_SESSION)
     now = datetime.now(UTC)
     inline = runtime.ingestor.ingest(namespace, batch, now)
     assert inline.semantic_edges > 0 and inline.unlinked == []
