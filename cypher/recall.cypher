@@ -165,6 +165,18 @@ RETURN rows, expanded, size(level0) AS seeds
             valid_from: toString(n.valid_from), valid_to: toString(n.valid_to), started_at: toString(n.started_at),
             ended_at: toString(n.ended_at), created_at: toString(n.created_at)}
 
+// name: speakers
+// Which of the query's name keys ($keys, padded with $no_match) name a speaker of the namespace: a
+// Person some turn references as its speaker. The recall weighs their names down in the full-text
+// query and leaves them out of the embedded one (app/recall/query.py, `dense_query`). The EXISTS
+// stops at the first such turn.
+CYPHER replan=skip
+MATCH (p:Memory)
+USING INDEX p:Memory(namespace, name_key)
+WHERE p.namespace = $namespace AND p.name_key IN $keys AND p:Person
+  AND EXISTS { MATCH (p)<-[:REFERENCE]-(:Dialogue) }
+RETURN collect(DISTINCT p.name_key) AS speakers
+
 // name: cards
 // The cards of the given nodes (the cold path's hits; the hot query returns its own).
 CYPHER replan=skip

@@ -24,6 +24,8 @@ PRODUCT = RecallConfig(SpreadingSettings(), FusionWeights(), SemanticLinking())
         ("repeated-evidence", ("weights", "repeated_evidence", 1.0)),
         ("named-subject", ("weights", "named_subject", 0.0)),
         ("word-variants", ("spreading", "variant_boost", 0.0)),
+        ("speaker-names", ("spreading", "speaker_names", False)),
+        ("question-frame", ("spreading", "question_frame", False)),
     ],
 )
 def test_each_ablation_changes_one_setting(name: str, changed: tuple[str, str, object]) -> None:

@@ -64,6 +64,27 @@ def test_a_referent_defined_early_beats_recent_small_talk(api, worker, namespace
     assert items[0]["explain"]["full_text"] > 0 and items[0]["explain"]["vector"] > 0
 
 
+CAROLINE_SMALL_TALK = ["Cool! What did it look like?", "Wow, where was that?", "Haha, what happened next?",
+                      "Oh nice, who was there?", "Really? What was it like?"]  # fmt: skip
+
+
+def test_a_named_speakers_name_does_not_pull_their_other_turns(api, worker, namespace) -> None:
+    """Every turn of Caroline's and every greeting to her says the name the question says: her name
+    weighs little in the full-text query and is left out of the embedded one, so the turn about
+    the grandma comes first."""
+    turns = [_turn("s1", 0, "Caroline", "This necklace is my grandma's gift, from back home in Sweden.", START)]
+    for i in range(1, 31):
+        speaker, said = ("Caroline", CAROLINE_SMALL_TALK[i % 5]) if i % 2 else ("Melanie", "Thanks, Caroline!")
+        turns.append(_turn("s1", i, speaker, said, START + timedelta(minutes=i)))
+    _ingest(api, namespace, turns)
+    body = _recall(api, namespace, "What country is Caroline's grandma from?", top_k=5)
+    assert body["stats"]["speakers"] == ["caroline"]
+    assert body["items"][0]["source_turn_ids"] == ["s1:0"], body["items"][:3]
+    assert _recall(api, namespace, "What did Bob give?")["stats"]["speakers"] == []  # not a speaker here
+    api.put(f"/v1/namespaces/{namespace}-other")
+    assert _recall(api, f"{namespace}-other", "What was the gift to Caroline?")["stats"]["speakers"] == []
+
+
 def test_a_superseded_fact_is_hidden_unless_history_is_asked(api, worker, namespace) -> None:
     _ingest(
         api,

@@ -18,7 +18,14 @@ from app.recall.fusion import (
     visible,
     within_budget,
 )
-from app.recall.query import SlotVocabulary, lucene_query, parse_query, word_variants
+from app.recall.query import (
+    SlotVocabulary,
+    dense_query,
+    lucene_query,
+    parse_query,
+    without_question_frame,
+    word_variants,
+)
 from app.recall.service import subject_key_of
 
 NOW = datetime(2024, 6, 1, tzinfo=UTC)
@@ -178,6 +185,34 @@ def test_lucene_query_weighs_the_variants() -> None:
     terms = '("hike" "hiking"^0.5 "hiked"^0.5)'
     assert query == f"+namespace_term:ns6e73 +(summary:{terms} content:{terms})"
     assert lucene_query("ns", ("hike",), ("hiking",), 0.0) == lucene_query("ns", ("hike",))
+
+
+def test_the_question_frame_is_left_out_of_the_embedded_query() -> None:
+    assert without_question_frame("What country is Caroline's grandma from?") == "country is Caroline's grandma from"
+    assert without_question_frame("How many times has Mel gone to the beach?") == "times has Mel gone to the beach"
+    assert without_question_frame("What kinds of art does she make?") == "art does she make"
+    assert without_question_frame("Did Jon and Gina both dance?") == "Jon and Gina both dance"
+    assert without_question_frame("When did I go?") == "I go"
+    # Not an English question, or nothing left: unchanged.
+    for text in ("Tell me about Paris", "Whatever happened", "What?", "王伟上周去了哪里？", "how"):
+        assert without_question_frame(text) == text
+
+
+def test_the_named_speakers_are_left_out_of_the_embedded_query() -> None:
+    assert dense_query("What was grandma's gift to Caroline?", ("caroline",)) == "grandma's gift to"
+    assert dense_query("How does Caroline's mom feel?", ("caroline",)) == "mom feel"
+    assert dense_query("What did Jon take to Rome?", ("jon",)) == "take to Rome"  # a place stays
+    assert dense_query("What did Jon take to Rome?", ()) == "Jon take to Rome"
+    assert dense_query("What did Jon take to Rome?", ("jon",), frame=False) == "What did take to Rome?"
+    assert dense_query("Who is Caroline?", ("caroline",)) == "Caroline"  # only a name: kept
+    assert dense_query("王伟上周去了哪里？", ("王伟",)) == "上周去了哪里？"
+    assert dense_query("What did Ann Lee say?", ("ann lee",)) == "say"
+
+
+def test_a_named_speakers_terms_are_found_with_their_possessive() -> None:
+    parsed = parse_query("Where does Caroline's sister live now?", NOW, SlotVocabulary.load())
+    assert parsed.speaker_terms == ()
+    assert parsed.with_speakers(("caroline",)).speaker_terms == ("caroline's", "caroline")
 
 
 def test_a_future_window_seeds_but_does_not_filter() -> None:

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from app.recall.query import lucene_query
+from app.recall.query import ParsedQuery, lucene_query
 from app.recall.service import LUCENE_CHARS, NO_MATCH, SpreadingSettings, fixed_lucene, fixed_size
+
+
+def parsed(terms: tuple[str, ...], variants: tuple[str, ...] = (), speakers: tuple[str, ...] = ()) -> ParsedQuery:
+    return ParsedQuery(" ".join(terms), terms, variants, (), (), None, speakers)
 
 
 def test_lists_are_cut_or_padded_to_their_size() -> None:
@@ -17,11 +21,11 @@ def test_lists_are_cut_or_padded_to_their_size() -> None:
 
 
 def test_the_lucene_query_is_padded_to_one_length_and_keeps_its_first_terms() -> None:
-    short = fixed_lucene("team-a", ("car",))
+    short = fixed_lucene("team-a", parsed(("car",)))
     assert len(short) == LUCENE_CHARS and short.rstrip() == lucene_query("team-a", ("car",))
-    assert fixed_lucene("team-a", ()) == " " * LUCENE_CHARS  # blank: no full-text seeds
+    assert fixed_lucene("team-a", parsed(())) == " " * LUCENE_CHARS  # blank: no full-text seeds
     many = tuple(f"word{i}" for i in range(200))
-    long = fixed_lucene("team-a", many)
+    long = fixed_lucene("team-a", parsed(many))
     assert len(long) == LUCENE_CHARS
     kept = long.rstrip()
     kept_terms = kept.count('"word') // kept.count('"word0"')  # each term appears once per field
@@ -32,11 +36,20 @@ def test_the_lucene_query_is_padded_to_one_length_and_keeps_its_first_terms() ->
 def test_the_lucene_query_drops_variants_before_terms() -> None:
     terms = tuple(f"word{i}" for i in range(5))
     variants = tuple(f"variant{i}" for i in range(200))
-    long = fixed_lucene("team-a", terms, variants, 0.5).rstrip()
+    long = fixed_lucene("team-a", parsed(terms, variants), 0.5).rstrip()
     assert long.count('"word4"') == 2 and long.count('"variant0"^0.5') > 0 and '"variant199"' not in long
     kept = long.count('"variant') // 2
     assert long == lucene_query("team-a", terms, variants[:kept], 0.5)
-    assert fixed_lucene("team-a", terms, variants, 0.0) == fixed_lucene("team-a", terms)
+    assert fixed_lucene("team-a", parsed(terms, variants), 0.0) == fixed_lucene("team-a", parsed(terms))
+
+
+def test_a_named_speakers_name_weighs_the_speaker_boost() -> None:
+    query = fixed_lucene("team-a", parsed(("caroline's", "caroline", "gift"), speakers=("caroline",)), 0.0, 0.2)
+    assert query.rstrip() == lucene_query("team-a", ("caroline's", "caroline", "gift"), (), 0.0,
+                                          ("caroline's", "caroline"), 0.2)  # fmt: skip
+    assert query.count('"caroline"^0.2') == 2 and query.count('"gift"^') == 0  # once per field
+    unweighted = fixed_lucene("team-a", parsed(("caroline", "gift"), speakers=("caroline",)), 0.0, 1.0)
+    assert unweighted == fixed_lucene("team-a", parsed(("caroline", "gift")))
 
 
 def test_settings_never_exceed_the_fixed_sizes() -> None:

@@ -306,6 +306,10 @@ class RecallStats(OpenBody):
     total_ms: float = Field(description="the whole recall, ms")
     candidates: int = Field(description="nodes ranked")
     time_window: list[str] | None = Field(description="the time window the query named (start, end), or null")
+    speakers: list[str] = Field(
+        description="the namespace's speakers the query names (name keys): their names weigh less in the "
+        "full-text query and are left out of the embedded one"
+    )
     seeds: int = Field(description="graph seeds spreading activation started from")
     expanded: int = Field(description="nodes reached by spreading activation")
     activated: int = Field(description="nodes with a spread score")

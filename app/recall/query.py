@@ -4,7 +4,7 @@ names and fact slots it may name, and its time window. Pure functions (tests/tes
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -59,10 +59,27 @@ class ParsedQuery:
     entity_keys: tuple[str, ...]  # normalized names an entity node may carry
     slot_keys: tuple[str, ...]  # fact slots the query may ask about
     window: tuple[datetime, datetime] | None  # [start, end) when the query names a time
+    # Name keys of the namespace's speakers that the query names (`with_speakers`; the recall looks
+    # them up): every turn of a speaker carries the name, so it tells their turns apart by nothing.
+    speakers: tuple[str, ...] = ()
+
+    def with_speakers(self, keys: tuple[str, ...]) -> ParsedQuery:
+        return replace(self, speakers=keys)
+
+    @property
+    def speaker_terms(self) -> tuple[str, ...]:
+        """The terms that are a named speaker's name (or its possessive)."""
+        words = _speaker_words(self.speakers)
+        return tuple(term for term in self.terms if _is_speaker_word(term, words))
 
 
 def lucene_query(
-    namespace: str, terms: tuple[str, ...], variants: tuple[str, ...] = (), variant_boost: float = 0.0
+    namespace: str,
+    terms: tuple[str, ...],
+    variants: tuple[str, ...] = (),
+    variant_boost: float = 0.0,
+    speaker_terms: tuple[str, ...] = (),
+    speaker_boost: float = 1.0,
 ) -> str | None:
     """The full-text query: the namespace's term (`namespace_term`) required, then any of the terms
     in a node's summary or content. Every value is a quoted phrase with `"` and `\\` escaped, so no
@@ -70,14 +87,21 @@ def lucene_query(
     its speaker's name, so a name in the query matched every turn of that speaker (an eighth of a
     1M-node namespace, ~45 ms of Lucene scoring per recall); names are the entity seeds' job.
     `variants` (other inflections of the terms) follow with the weight `variant_boost` (none at 0):
-    the index does not stem, so "What did Caroline research?" missed "Researching adoption agencies"."""
+    the index does not stem, so "What did Caroline research?" missed "Researching adoption agencies".
+    `speaker_terms` (a named speaker's name) weigh `speaker_boost`: the turns that say a speaker's
+    name are mostly greetings to them ("Thanks, Caroline!"), and at full weight they outranked the
+    turn that held the question's other words."""
     if not terms:
         return None
 
     def phrase(value: str) -> str:
         return '"' + _LUCENE_SPECIAL.sub(r"\\\1", value) + '"'
 
-    wanted = " ".join(phrase(term) for term in terms)
+    def weighted(term: str) -> str:
+        weak = term in speaker_terms and speaker_boost != 1.0
+        return phrase(term) + (f"^{speaker_boost:g}" if weak else "")
+
+    wanted = " ".join(weighted(term) for term in terms)
     if variant_boost > 0:
         wanted += "".join(f" {phrase(variant)}^{variant_boost:g}" for variant in variants)
     return f"+namespace_term:{namespace_term(namespace)} +(summary:({wanted}) content:({wanted}))"
@@ -140,6 +164,53 @@ def parse_query(text: str, now: datetime, vocabulary: SlotVocabulary) -> ParsedQ
         slot_keys=_distinct(_slot_keys(text, terms, vocabulary), MAX_TERMS),
         window=window_of(times),
     )
+
+
+# The frame of an English question: its wh-word (or a leading auxiliary: "Did Jon ...") and the
+# auxiliaries and "kind of" after it.
+_QUESTION_FRAME = re.compile(
+    r"^\s*(?:(?:what|which|who|whom|whose|when|where|why|how(?:\s+(?:many|much|long|often|far|old))?)\b\s*)?"
+    r"(?:(?:is|are|was|were|did|does|do|has|have|had|can|could|would|will|kinds?\s+of|types?\s+of|sorts?\s+of)\b\s*)*",
+    re.IGNORECASE,
+)
+_EDGE_PUNCTUATION = ",.;:!?\"'()“”‘’"
+
+
+def without_question_frame(text: str) -> str:
+    """An English question without its frame ("What country is Caroline's grandma from?" -> "country
+    is Caroline's grandma from"); other text unchanged. MiniLM puts a question near other questions:
+    with the frame, short questions said in the conversation ("Cool! What did it look like?") were
+    the nearest turns to most questions."""
+    frame = _QUESTION_FRAME.match(text)
+    if frame is None or frame.end() == 0:
+        return text
+    return text[frame.end() :].strip().rstrip("?").strip() or text
+
+
+def dense_query(text: str, speakers: tuple[str, ...] = (), frame: bool = True) -> str:
+    """What the cold path embeds: the query without its question frame (kept with `frame` False)
+    and without the names of the speakers it names. A turn is embedded behind its speaker's name
+    ("Caroline: ..."), so the name pulls every turn of that speaker (and every greeting to them)
+    equally close; who said it is the named-subject factor's job (app/recall/fusion.py). A query
+    that is only names keeps them."""
+    stripped = without_question_frame(text) if frame else text
+    words = _speaker_words(speakers)
+    if not words:
+        return stripped
+    kept = [piece for piece in re.split(r"(\s+)", stripped) if not _is_speaker_word(piece, words)]
+    for key in speakers:
+        if not key.isascii():  # Chinese names are not set apart by spaces
+            kept = [piece.replace(key, "") for piece in kept]
+    return " ".join("".join(kept).split()) or stripped
+
+
+def _speaker_words(speakers: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(word for key in speakers for word in key.split())
+
+
+def _is_speaker_word(word: str, speaker_words: frozenset[str]) -> bool:
+    key = normalize_name(word.strip(_EDGE_PUNCTUATION))
+    return bool(key) and any(base in speaker_words for base in _with_bases([key]))
 
 
 def _blank_spans(text: str, spans: list[tuple[int, int]]) -> str:

@@ -23,7 +23,7 @@ from app.memory.access import AccessLog
 from app.memory.hot_window import HotWindow
 from app.memory.learning import HebbianLearning
 from app.recall.fusion import Candidate, Card, FusionWeights, Mode, rank, to_card, within_budget
-from app.recall.query import ParsedQuery, SlotVocabulary, lucene_query, parse_query
+from app.recall.query import ParsedQuery, SlotVocabulary, dense_query, lucene_query, parse_query
 from app.stores.graph import GraphStore, parse_datetime
 from app.stores.vectors import VectorStore
 
@@ -78,6 +78,12 @@ class SpreadingSettings:
     # Lucene weight of the query words' other inflections (app/recall/query.word_variants); 0: none.
     # 1.0 (as stemming) measured above 0.5 on LoCoMo dev (docs/benchmarks.md, "Word variants").
     variant_boost: float = 1.0
+    # Look up the speakers the query names (`recall.speakers`): their names weigh `speaker_boost` in
+    # the full-text query and are left out of the embedded one (docs/benchmarks.md, "Speaker names").
+    speaker_names: bool = True
+    speaker_boost: float = 0.2
+    # Embed the query without its question frame (app/recall/query.py, `without_question_frame`).
+    question_frame: bool = True
     seed_limit: int = 60  # seeds spreading activation starts from
     hot_limit: int = 10  # hot-window seeds
     cold_limit: int = 30  # vector hits
@@ -140,6 +146,7 @@ class Recall:
         one plan per namespace-name bucket)."""
         parsed = parse_query("what did I do last week", datetime.now(UTC), self.vocabulary)
         for namespace in WARM_UP_NAMESPACES:
+            self._speakers(namespace, parsed)
             self._graph_seeds_and_spread(namespace, parsed, [])
             self._cards(namespace, [])
 
@@ -147,6 +154,8 @@ class Recall:
         start = time.perf_counter()
         now = request.now or datetime.now(UTC)
         parsed = parse_query(request.query, now, self.vocabulary)
+        if self.spreading.speaker_names:
+            parsed = parsed.with_speakers(self._speakers(namespace, parsed))
         cold_future = self._pool.submit(self._timed, self._cold, namespace, parsed)
         try:
             (hot, hot_stats, pending_turns, focus_session), hot_ms = self._timed(
@@ -180,6 +189,7 @@ class Recall:
             "total_ms": round((time.perf_counter() - start) * 1000, 2),
             "candidates": len(candidates),
             "time_window": [parsed.window[0].isoformat(), parsed.window[1].isoformat()] if parsed.window else None,
+            "speakers": list(parsed.speakers),
             **hot_stats,
         }
         if self.observer is not None:
@@ -225,7 +235,7 @@ class Recall:
         [record] = self.graph.read(
             "recall.hot",
             namespace=namespace,
-            lucene=fixed_lucene(namespace, parsed.terms, parsed.variants, s.variant_boost),
+            lucene=fixed_lucene(namespace, parsed, s.variant_boost, s.speaker_boost),
             # Every parameter always has the same type and size bucket (lists of fixed sizes, the
             # Lucene string padded): the plan made by `warm_up` is the one every recall uses.
             entity_keys=fixed_size(parsed.entity_keys, ENTITY_KEYS_SIZE, NO_MATCH),
@@ -250,11 +260,21 @@ class Recall:
         )
         return record
 
+    def _speakers(self, namespace: str, parsed: ParsedQuery) -> tuple[str, ...]:
+        """The name keys of the namespace's speakers that the query names (one index seek)."""
+        [record] = self.graph.read(
+            "recall.speakers",
+            namespace=namespace,
+            keys=fixed_size(parsed.entity_keys, ENTITY_KEYS_SIZE, NO_MATCH),
+        )
+        return tuple(sorted(record["speakers"]))
+
     # -- cold path ---------------------------------------------------------------------------
 
     def _cold(self, namespace: str, parsed: ParsedQuery) -> tuple[dict[str, float], list[dict[str, Any]]]:
         """Vector hits and their cards (read here, while the hot query still runs)."""
-        vector = self.embedder.embed_queries([parsed.text])[0]
+        text = dense_query(parsed.text, parsed.speakers, frame=self.spreading.question_frame)
+        vector = self.embedder.embed_queries([text])[0]
         hits = self.vectors.search(namespace, vector, limit=self.spreading.cold_limit)
         # Only the order counts: fusion turns these cosines into rank scores.
         scores = {hit.node_id: max(0.0, hit.score) for hit in hits} if any(hit.score > 0 for hit in hits) else {}
@@ -334,21 +354,21 @@ def fixed_size(values: Sequence[T], size: int, filler: T) -> list[T]:
     return [*values[:size], *[filler] * (size - len(values))]
 
 
-def fixed_lucene(
-    namespace: str, terms: tuple[str, ...], variants: tuple[str, ...] = (), variant_boost: float = 0.0
-) -> str:
+def fixed_lucene(namespace: str, parsed: ParsedQuery, variant_boost: float = 0.0, speaker_boost: float = 1.0) -> str:
     """The full-text query padded with spaces to LUCENE_CHARS (blank: no full-text seeds), without
     the last variants, then the last terms, when it would be longer (see ENTITY_KEYS_SIZE)."""
-    if variant_boost <= 0:
-        variants = ()
-    query = lucene_query(namespace, terms, variants, variant_boost) or ""
-    while len(query) > LUCENE_CHARS and (terms or variants):
+    terms, variants = parsed.terms, parsed.variants if variant_boost > 0 else ()
+    speaker_terms = parsed.speaker_terms
+
+    def query() -> str:
+        return lucene_query(namespace, terms, variants, variant_boost, speaker_terms, speaker_boost) or ""
+
+    while len(query()) > LUCENE_CHARS and (terms or variants):
         if variants:
             variants = variants[:-1]
         else:
             terms = terms[:-1]
-        query = lucene_query(namespace, terms, variants, variant_boost) or ""
-    return query.ljust(LUCENE_CHARS)
+    return query().ljust(LUCENE_CHARS)
 
 
 def subject_key_of(node: Mapping[str, Any]) -> str | None:
