@@ -25,7 +25,6 @@ PRODUCT = RecallConfig(SpreadingSettings(), FusionWeights(), SemanticLinking())
         ("named-subject", ("weights", "named_subject", 0.0)),
         ("word-variants", ("spreading", "variant_boost", 0.0)),
         ("speaker-names", ("spreading", "speaker_names", False)),
-        ("question-frame", ("spreading", "question_frame", False)),
     ],
 )
 def test_each_ablation_changes_one_setting(name: str, changed: tuple[str, str, object]) -> None:

@@ -27,7 +27,6 @@ ABLATIONS: dict[str, str] = {
     "named-subject": "the named-subject factor off (1.0)",
     "word-variants": "no other inflections of the query's words in the full-text query",
     "speaker-names": "named speakers not looked up: their names weigh fully in both queries",
-    "question-frame": "the cold path embeds the query as asked, question frame included",
 }
 
 
@@ -63,8 +62,6 @@ def ablated(config: RecallConfig, names: Iterable[str]) -> RecallConfig:
             spreading = replace(spreading, variant_boost=0.0)
         elif name == "speaker-names":
             spreading = replace(spreading, speaker_names=False)
-        elif name == "question-frame":
-            spreading = replace(spreading, question_frame=False)
         else:
             raise ValueError(f"unknown ablation {name!r}; known: {', '.join(ABLATIONS)}")
     return RecallConfig(spreading, weights, linking)

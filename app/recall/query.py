@@ -166,42 +166,25 @@ def parse_query(text: str, now: datetime, vocabulary: SlotVocabulary) -> ParsedQ
     )
 
 
-# The frame of an English question: its wh-word (or a leading auxiliary: "Did Jon ...") and the
-# auxiliaries and "kind of" after it.
-_QUESTION_FRAME = re.compile(
-    r"^\s*(?:(?:what|which|who|whom|whose|when|where|why|how(?:\s+(?:many|much|long|often|far|old))?)\b\s*)?"
-    r"(?:(?:is|are|was|were|did|does|do|has|have|had|can|could|would|will|kinds?\s+of|types?\s+of|sorts?\s+of)\b\s*)*",
-    re.IGNORECASE,
-)
 _EDGE_PUNCTUATION = ",.;:!?\"'()“”‘’"
 
 
-def without_question_frame(text: str) -> str:
-    """An English question without its frame ("What country is Caroline's grandma from?" -> "country
-    is Caroline's grandma from"); other text unchanged. MiniLM puts a question near other questions:
-    with the frame, short questions said in the conversation ("Cool! What did it look like?") were
-    the nearest turns to most questions."""
-    frame = _QUESTION_FRAME.match(text)
-    if frame is None or frame.end() == 0:
-        return text
-    return text[frame.end() :].strip().rstrip("?").strip() or text
-
-
-def dense_query(text: str, speakers: tuple[str, ...] = (), frame: bool = True) -> str:
-    """What the cold path embeds: the query without its question frame (kept with `frame` False)
-    and without the names of the speakers it names. A turn is embedded behind its speaker's name
-    ("Caroline: ..."), so the name pulls every turn of that speaker (and every greeting to them)
-    equally close; who said it is the named-subject factor's job (app/recall/fusion.py). A query
-    that is only names keeps them."""
-    stripped = without_question_frame(text) if frame else text
+def dense_query(text: str, speakers: tuple[str, ...] = ()) -> str:
+    """What the cold path embeds: the query without the names of the speakers it names. A turn is
+    embedded behind its speaker's name ("Caroline: ..."), so the name pulls every turn of that
+    speaker (and every greeting to them) equally close, and short questions said by them ("Cool!
+    What did it look like?") were the nearest turns to most questions; who said it is the
+    named-subject factor's job (app/recall/fusion.py). A query with nothing else ("Who is Caroline?")
+    keeps them."""
     words = _speaker_words(speakers)
     if not words:
-        return stripped
-    kept = [piece for piece in re.split(r"(\s+)", stripped) if not _is_speaker_word(piece, words)]
+        return text
+    kept = [piece for piece in re.split(r"(\s+)", text) if not _is_speaker_word(piece, words)]
     for key in speakers:
         if not key.isascii():  # Chinese names are not set apart by spaces
             kept = [piece.replace(key, "") for piece in kept]
-    return " ".join("".join(kept).split()) or stripped
+    rest = " ".join("".join(kept).split())
+    return rest if tokens(rest) else text
 
 
 def _speaker_words(speakers: tuple[str, ...]) -> frozenset[str]:

@@ -82,8 +82,6 @@ class SpreadingSettings:
     # the full-text query and are left out of the embedded one (docs/benchmarks.md, "Speaker names").
     speaker_names: bool = True
     speaker_boost: float = 0.2
-    # Embed the query without its question frame (app/recall/query.py, `without_question_frame`).
-    question_frame: bool = True
     seed_limit: int = 60  # seeds spreading activation starts from
     hot_limit: int = 10  # hot-window seeds
     cold_limit: int = 30  # vector hits
@@ -273,8 +271,7 @@ class Recall:
 
     def _cold(self, namespace: str, parsed: ParsedQuery) -> tuple[dict[str, float], list[dict[str, Any]]]:
         """Vector hits and their cards (read here, while the hot query still runs)."""
-        text = dense_query(parsed.text, parsed.speakers, frame=self.spreading.question_frame)
-        vector = self.embedder.embed_queries([text])[0]
+        vector = self.embedder.embed_queries([dense_query(parsed.text, parsed.speakers)])[0]
         hits = self.vectors.search(namespace, vector, limit=self.spreading.cold_limit)
         # Only the order counts: fusion turns these cosines into rank scores.
         scores = {hit.node_id: max(0.0, hit.score) for hit in hits} if any(hit.score > 0 for hit in hits) else {}
