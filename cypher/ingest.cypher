@@ -24,6 +24,24 @@ MERGE (d)-[r:REFERENCE]->(p)
   ON CREATE SET r += $learned
 RETURN d.id AS id, created
 
+// name: turn_windows
+// The turns whose context point (app/memory/semantic.py, `store_context`) the turns of $ids change:
+// those turns and their neighbours in their sessions' TEMPORAL chains, each with the turns before
+// and after it (null at a session's ends) and its length in characters.
+UNWIND $ids AS id
+MATCH (d:Memory {namespace: $namespace, id: id})
+WHERE d:Dialogue
+CALL (d) {
+  RETURN d AS turn
+  UNION
+  MATCH (d)-[:TEMPORAL]-(turn:Dialogue)
+  RETURN turn
+}
+WITH DISTINCT turn
+OPTIONAL MATCH (previous:Dialogue)-[:TEMPORAL]->(turn)
+OPTIONAL MATCH (turn)-[:TEMPORAL]->(next:Dialogue)
+RETURN turn.id AS turn, previous.id AS previous, next.id AS next, size(turn.content) AS chars
+
 // name: chain_sessions
 // Each touched session's TEMPORAL chain in turn order (timestamp, then arrival): every turn is linked
 // to the next, and its edges to other turns of the session are removed (a late turn made them

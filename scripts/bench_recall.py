@@ -78,10 +78,12 @@ from app.memory.hot_window import DEFAULT_MAX_TURNS  # noqa: E402
 from app.memory.ingest import sentence_around  # noqa: E402  (the write path's own sentence picker)
 from app.memory.namespaces import DEFAULT_CAPACITY  # noqa: E402
 from app.memory.records import link_row, node_properties  # noqa: E402
+from app.memory.semantic import CONTEXT_MAX_CHARS, context_vector  # noqa: E402
 from app.recall.query import parse_query  # noqa: E402
 from app.recall.service import RecallRequest  # noqa: E402
 from app.runtime import Runtime  # noqa: E402
 from app.stores.vectors import VectorRecord  # noqa: E402
+from app.stores.vectors.base import CONTEXT_PASSAGE  # noqa: E402
 from scripts.harness import add_engine_arguments, fresh_namespace, local_engines, served_api  # noqa: E402
 
 BENCH_NEO4J_PORT = 17692
@@ -362,6 +364,8 @@ class GraphBuilder:
         self.events: list[tuple[str, datetime, str, datetime]] = []  # subject_key, event_time, id, created
         self.texts: dict[str, int] = {}  # distinct texts to embed -> index
         self.vectors: dict[str, tuple[str, tuple[int, ...]]] = {}  # node id -> (type, text indexes)
+        # (turn, its neighbours in the session) of each turn with a context point (`store_context`).
+        self.context_windows: list[tuple[str, list[str]]] = []
         self.last_with_text: dict[int, str] = {}
         self.previous_episode: str | None = None
         self.hot: deque[tuple[Turn, str]] = deque(maxlen=DEFAULT_MAX_TURNS)
@@ -403,6 +407,7 @@ class GraphBuilder:
         episode = episode_id(session.session_id)
         lines: list[str] = []
         previous: str | None = None
+        session_turns: list[tuple[str, int]] = []  # (dialogue id, characters)
         for turn in turns:
             self.seq += 1
             speaker_key = normalize_name(turn.speaker) or turn.speaker
@@ -427,10 +432,15 @@ class GraphBuilder:
             if previous:
                 self.edge(RelType.TEMPORAL, previous, dialogue, at)
             previous = dialogue
+            session_turns.append((dialogue, len(turn.text)))
             self.embed(NodeType.DIALOGUE, dialogue, line, at=at)
             self.hot.append((turn, dialogue))
             self._facts(turn, dialogue)
             self._events(turn, dialogue, speaker_key)
+        for index, (dialogue, chars) in enumerate(session_turns):
+            neighbours = [d for d, _ in session_turns[max(0, index - 1) : index + 2] if d != dialogue]
+            if neighbours and chars <= CONTEXT_MAX_CHARS:
+                self.context_windows.append((dialogue, neighbours))
         first, last = turns[0].timestamp, turns[-1].timestamp
         content = extractive_summary(lines, 3)
         properties = node_properties(
@@ -652,6 +662,15 @@ def store_vectors(runtime: Runtime, builder: GraphBuilder, clock: Clock) -> int:
                 runtime.vectors.upsert(NAMESPACE, records)
             stored += len(records)
             records = []
+    # The turns' context points (app/memory/semantic.py, `store_context`), from the same vectors.
+    for start in range(0, len(builder.context_windows), VECTOR_BATCH):
+        records = []
+        for turn, neighbours in builder.context_windows[start : start + VECTOR_BATCH]:
+            vector = context_vector(*[matrix[builder.vectors[node][1][0]] for node in (turn, *neighbours)])
+            records.append(VectorRecord(turn, vector, {"type": NodeType.DIALOGUE.value}, CONTEXT_PASSAGE))
+        with clock.step("vectors: upsert"):
+            runtime.vectors.upsert(NAMESPACE, records)
+        stored += len(records)
     return stored
 
 
@@ -973,7 +992,8 @@ def prepare(
     marker = json.loads(MARKER.read_text()) if MARKER.exists() else {}
     shown = client.get(f"/v1/namespaces/{NAMESPACE}")
     loaded = shown.json() if shown.status_code == 200 else {}
-    wanted = {"nodes": args.nodes, "seed": args.seed, "total": loaded.get("total"), "vectors": loaded.get("vectors")}
+    wanted = {"nodes": args.nodes, "seed": args.seed, "total": loaded.get("total"), "vectors": loaded.get("vectors"),
+              "context_points": True}  # fmt: skip
     if args.reuse and loaded and all(marker.get(key) == value for key, value in wanted.items()):
         world = World(args.seed, args.nodes, datetime.fromisoformat(marker["start"]))
         print(f"reusing the namespace loaded at {marker['loaded_at']} ({marker['total']:,} nodes)", flush=True)
@@ -1002,7 +1022,8 @@ def prepare(
     print("relationships: " + ", ".join(f"{t} {c:,}" for t, c in builder.edge_counts.most_common()))
     record = {"nodes": args.nodes, "seed": args.seed, "start": start.isoformat(), "sessions": builder.sessions,
               "total": loaded["total"], "vectors": loaded["vectors"], "load_seconds": load_s,
-              "loaded_at": datetime.now(UTC).isoformat(timespec="seconds"), "decayed": False}  # fmt: skip
+              "loaded_at": datetime.now(UTC).isoformat(timespec="seconds"), "decayed": False,
+              "context_points": True}  # fmt: skip
     MARKER.write_text(json.dumps(record))
     return world, deque(builder.hot, maxlen=args.hot_turns), load_s
 

@@ -25,14 +25,16 @@ PRODUCT = RecallConfig(SpreadingSettings(), FusionWeights(), SemanticLinking())
         ("named-subject", ("weights", "named_subject", 0.0)),
         ("word-variants", ("spreading", "variant_boost", 0.0)),
         ("speaker-names", ("spreading", "speaker_names", False)),
+        ("context-points", (None, "context_points", False)),
     ],
 )
-def test_each_ablation_changes_one_setting(name: str, changed: tuple[str, str, object]) -> None:
+def test_each_ablation_changes_one_setting(name: str, changed: tuple[str | None, str, object]) -> None:
     part, field, value = changed
     config = ablated(PRODUCT, [name])
-    assert getattr(getattr(config, part), field) == value != getattr(getattr(PRODUCT, part), field)
-    for other in ("spreading", "weights", "linking"):
-        if other != part:
+    changed_in, product_in = (getattr(config, part), getattr(PRODUCT, part)) if part else (config, PRODUCT)
+    assert getattr(changed_in, field) == value != getattr(product_in, field)
+    for other in ("spreading", "weights", "linking", "context_points"):
+        if other not in (part, field):
             assert getattr(config, other) == getattr(PRODUCT, other)
 
 

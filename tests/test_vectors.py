@@ -15,7 +15,7 @@ from qdrant_client import QdrantClient
 
 from app.errors import EngineUnavailable
 from app.stores.vectors import VectorRecord, VectorStore
-from app.stores.vectors.base import PASSAGE_DISCOUNT, VectorDimensionError, point_id
+from app.stores.vectors.base import CONTEXT_PASSAGE, PASSAGE_DISCOUNT, VectorDimensionError, point_id
 from app.stores.vectors.child_process import SEARCHES_PER_CALL, ChildProcessVectorStore
 from app.stores.vectors.qdrant_edge import EdgeVectorStore
 from app.stores.vectors.qdrant_server import QdrantClientVectorStore
@@ -101,6 +101,26 @@ def test_payload_filters_and_delete(store: VectorStore, embedder, namespace: str
     assert len(store.search(namespace, query, 10, match={"type": ["Dialogue", "Knowledge"]})) == 3
     store.delete(namespace, ["knowledge:tea", "dialogue:b"])
     assert [h.node_id for h in store.search(namespace, query, 10)] == ["knowledge:car"]
+
+
+def test_a_turns_context_point_answers_for_it_undiscounted_and_not_in_neighbour_searches(
+    store: VectorStore, embedder, namespace: str
+) -> None:
+    tea, car, berlin = embedder.embed_passages([SENTENCES["tea"], SENTENCES["car"], SENTENCES["berlin"]])
+    store.upsert(namespace, [VectorRecord("dialogue:a", tea, {"type": "Dialogue"}),
+                             VectorRecord("dialogue:a", car, {"type": "Dialogue"}, passage=CONTEXT_PASSAGE),
+                             VectorRecord("knowledge:berlin", berlin, {"type": "Knowledge"})])  # fmt: skip
+    assert store.count(namespace) == 3
+    [hit, *_] = store.search(namespace, car, limit=2)
+    assert hit.node_id == "dialogue:a" and hit.payload["passage"] == CONTEXT_PASSAGE
+    assert hit.score == pytest.approx(1.0, abs=1e-4)  # no passage discount
+    assert store.vectors_of(namespace, ["dialogue:a"])["dialogue:a"] == pytest.approx(tea, abs=1e-4)  # its own
+    [hits] = store.search_many(namespace, [car], limit=2, context=False)
+    [own] = [hit for hit in hits if hit.node_id == "dialogue:a"]
+    assert "passage" not in own.payload  # found by its own point only
+    assert own.score == pytest.approx(sum(a * b for a, b in zip(car, tea, strict=True)), abs=1e-4)
+    store.delete(namespace, ["dialogue:a"])
+    assert store.count(namespace) == 1
 
 
 def test_a_nodes_passages_answer_as_one_node_and_are_deleted_with_it(

@@ -10,7 +10,8 @@ import pytest
 
 from app.domain.turns import Turn, dialogue_id
 from app.memory.ingest import SequencedTurn
-from app.memory.semantic import NodeText
+from app.memory.semantic import CONTEXT_MAX_CHARS, NodeText, context_vector
+from app.stores.vectors.base import CONTEXT_PASSAGE
 
 S1 = "2024-05-15T10:00:00+00:00"  # a Wednesday
 S2 = "2024-06-01T09:00:00+00:00"
@@ -473,6 +474,56 @@ def test_a_fact_stated_by_a_one_sentence_turn_shares_its_vector(api, runtime, cy
     semantic = "MATCH (k:Memory {namespace: $ns, id: $id})-[r:SEMANTIC]-() RETURN count(r) AS n"
     assert cypher(semantic, ns=namespace, id=one_sentence["id"])[0]["n"] == 0
 
+
+def _context_cosine(runtime, ns: str, node_id: str, vector: list[float]) -> float | None:  # type: ignore[no-untyped-def]
+    """The cosine of `vector` to the node's context point, when that is how the node is found."""
+    for hit in runtime.vectors.search(ns, vector, 50):
+        if hit.node_id == node_id:
+            return float(hit.score) if hit.payload.get("passage") == CONTEXT_PASSAGE else None
+    return None
+
+
+def test_each_turn_is_also_stored_with_the_turns_around_it_even_one_arriving_late(runtime, namespace) -> None:
+    first, late, third = (
+        _turn("s1", f"s1:{i}", "Alice", text, f"2024-05-15T10:0{i}:00+00:00")
+        for i, text in enumerate(["My car is a Model Y.", "I went to Paris last Friday.", "I moved to Berlin."], 1)
+    )
+    ids = [dialogue_id(t["session_id"], t["turn_id"]) for t in (first, late, third, SECOND_SESSION[0])]
+    without = f"{namespace}-without"  # the same turns without context points: the difference is theirs
+
+    def write(turns: list[dict]) -> None:
+        for ns, context_points in ((namespace, True), (without, False)):
+            runtime.semantic.context_points = context_points
+            try:
+                runtime.ingestor.ingest(ns, _sequenced(turns), datetime.now(UTC))
+            finally:
+                runtime.semantic.context_points = True
+
+    for ns in (namespace, without):
+        runtime.namespaces.put(ns)
+    write([first, third, SECOND_SESSION[0]])
+    # s1 holds two turns, each with the other as context; s2's only turn has none.
+    assert runtime.vectors.count(namespace) - runtime.vectors.count(without) == 2
+    vectors = runtime.vectors.vectors_of(namespace, ids[:1] + ids[2:])
+    for turn, neighbours in ((ids[0], [ids[2]]), (ids[2], [ids[0]])):
+        expected = context_vector(vectors[turn], *[vectors[n] for n in neighbours])
+        assert _context_cosine(runtime, namespace, turn, expected) == pytest.approx(1.0, abs=1e-4)
+
+    # s1:2 arrives late, between them: its own context point is stored and both neighbours' replaced.
+    write([late])
+    assert runtime.vectors.count(namespace) - runtime.vectors.count(without) == 3
+    vectors = runtime.vectors.vectors_of(namespace, ids)
+    for turn, neighbours in ((ids[0], [ids[1]]), (ids[1], [ids[0], ids[2]]), (ids[2], [ids[1]])):
+        expected = context_vector(vectors[turn], *[vectors[n] for n in neighbours])
+        assert _context_cosine(runtime, namespace, turn, expected) == pytest.approx(1.0, abs=1e-4)
+    # A turn over CONTEXT_MAX_CHARS has none (its short neighbour has one, with the long turn in it).
+    long_turn = _turn("s3", "s3:1", "Bob", "Tell you about my week. " * 9, "2024-06-02T09:00:00+00:00")
+    write([long_turn, _turn("s3", "s3:2", "Alice", "Nice!", "2024-06-02T09:01:00+00:00")])
+    assert len(long_turn["text"]) > CONTEXT_MAX_CHARS
+    assert runtime.vectors.count(namespace) - runtime.vectors.count(without) == 4
+    assert context_vector([3.0, 0.0], [0.0, 4.0]) == pytest.approx([0.6, 0.8])  # the sum, normalized
+    assert context_vector([1.0, 0.0], [0.0, 1.0], [0.0, 1.0]) == pytest.approx([1 / math.sqrt(5), 2 / math.sqrt(5)])
+    assert context_vector([1.0, 0.0], [-1.0, 0.0]) == [0.0, 0.0]
 
 
 LONG_TURN = " ".join(

@@ -27,6 +27,7 @@ ABLATIONS: dict[str, str] = {
     "named-subject": "the named-subject factor off (1.0)",
     "word-variants": "no other inflections of the query's words in the full-text query",
     "speaker-names": "named speakers not looked up: their names weigh fully in both queries",
+    "context-points": "no context points: a turn's only vector is its own",
 }
 
 
@@ -37,11 +38,13 @@ class RecallConfig:
     spreading: SpreadingSettings
     weights: FusionWeights
     linking: SemanticLinking
+    context_points: bool = True
 
 
 def ablated(config: RecallConfig, names: Iterable[str]) -> RecallConfig:
     """`config` with each named mechanism (a key of ABLATIONS) switched off."""
     spreading, weights, linking = config.spreading, config.weights, config.linking
+    context_points = config.context_points
     for name in names:
         if name == "activation":
             spreading = replace(spreading, max_depth=0)
@@ -62,13 +65,18 @@ def ablated(config: RecallConfig, names: Iterable[str]) -> RecallConfig:
             spreading = replace(spreading, variant_boost=0.0)
         elif name == "speaker-names":
             spreading = replace(spreading, speaker_names=False)
+        elif name == "context-points":
+            context_points = False
         else:
             raise ValueError(f"unknown ablation {name!r}; known: {', '.join(ABLATIONS)}")
-    return RecallConfig(spreading, weights, linking)
+    return RecallConfig(spreading, weights, linking, context_points)
 
 
 def ablate(runtime: Runtime, names: Iterable[str]) -> None:
     """Apply `ablated` to a runtime, before any turn is written or recalled."""
-    config = ablated(RecallConfig(runtime.recall.spreading, runtime.recall.weights, runtime.semantic.linking), names)
+    current = RecallConfig(
+        runtime.recall.spreading, runtime.recall.weights, runtime.semantic.linking, runtime.semantic.context_points
+    )
+    config = ablated(current, names)
     runtime.recall.spreading, runtime.recall.weights = config.spreading, config.weights
-    runtime.semantic.linking = config.linking
+    runtime.semantic.linking, runtime.semantic.context_points = config.linking, config.context_points

@@ -202,6 +202,7 @@ class Ingestor:
         with report.stage("embedding+semantic"):
             indexed = self.semantic.index(namespace, to_index, now, ahead, link)
             report.semantic_edges, report.unlinked = indexed.edges, indexed.unlinked
+            self.semantic.store_context(namespace, [row["id"] for row in rows])
         report.seconds_by_stage[BACKGROUND_STAGE] = ahead.seconds
         return report
 

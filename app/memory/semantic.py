@@ -12,10 +12,20 @@ ids come back as `Indexed.unlinked`, for `link` to search and link later (the wr
 `hippograph.link_semantic` behind the writes). Qdrant Edge holds the interpreter lock for the whole
 of a search, and over a namespace's not yet indexed points each search is a scan: inline, under many
 writers, these searches were the largest share of the lock (docs/benchmarks.md).
+
+Context points (`store_context`): a turn is also stored with the normalized sum of its vector and
+the vectors of the turns before and after it in its session (`context_vector`), as one more point
+of the turn. A reply ("Yes, I loved it!") says little without what it answers, and a question's
+words are often split over neighbouring turns; the cold path finds the turn by either point. No
+embedding is added: the vectors exist already. Every short turn (`CONTEXT_MAX_CHARS`) of a session of
+two or more has one, so no short turn is favoured by having more points than another (a session's
+first turn once had none, and lost its rank to turns that had). Measured: docs/benchmarks.md,
+"Speaker names and context points".
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -23,12 +33,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from app.domain.model import RelType
+from app.domain.model import NodeType, RelType
 from app.domain.passages import passages
 from app.embedding import Embedder
 from app.memory.records import create_links, link_row
 from app.stores.graph import GraphStore
 from app.stores.vectors import VectorRecord, VectorStore
+from app.stores.vectors.base import CONTEXT_PASSAGE
 
 # Payload of a vector shared with its source node (see `NodeText.vector_of`).
 VECTOR_OF_KEY = "vector_of"
@@ -95,6 +106,20 @@ def embedding_text(node: dict[str, Any]) -> str:
     return f"{node['label']}. {node['content']}" if node.get("label") else str(node["content"])
 
 
+def context_vector(turn: Sequence[float], *neighbours: Sequence[float]) -> list[float]:
+    """The unit vector along the sum of a turn's vector and its neighbours' vectors."""
+    summed = [sum(values) for values in zip(turn, *neighbours, strict=True)]
+    norm = math.sqrt(sum(x * x for x in summed))
+    return [x / norm for x in summed] if norm else summed
+
+
+# A turn longer than this (characters) gets no context point: a sentence or two says little on its
+# own, a longer turn carries its own context, and the sum of two long turns' vectors lies close to
+# many queries (LongMemEval dev R@10 0.921 without context points, 0.893 with one for every turn,
+# 0.911 with this limit; LoCoMo dev 0.751, 0.775, 0.776: docs/benchmarks.md, "Context points").
+CONTEXT_MAX_CHARS = 200
+
+
 class SemanticIndexer:
     def __init__(
         self,
@@ -103,6 +128,7 @@ class SemanticIndexer:
         embedder: Embedder,
         linking: SemanticLinking,
         embed_passages: bool = False,
+        context_points: bool = True,
     ) -> None:
         self.graph = graph
         self.vectors = vectors
@@ -110,6 +136,8 @@ class SemanticIndexer:
         self.linking = linking
         # A text longer than the model's window gets a vector per passage, not one of its head only.
         self.embed_passages = embed_passages
+        # Each turn also stored with the turn before it (`store_context`); off only for ablations.
+        self.context_points = context_points
         # One background indexing at a time: its embedding uses every core already.
         self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="index-ahead")
 
@@ -183,6 +211,24 @@ class SemanticIndexer:
         found = [node_id for node_id in dict.fromkeys(node_ids) if node_id in stored]
         return self._write_links(namespace, self._neighbour_links(namespace, found, [stored[i] for i in found], now))
 
+    def store_context(self, namespace: str, turn_ids: Sequence[str]) -> int:
+        """The context points of the short turns around `turn_ids` (theirs, and their neighbours', whose
+        window the new turns change), from the stored vectors; returns how many were stored.
+        Idempotent: a turn's context point has a fixed id."""
+        if not self.context_points or not turn_ids:
+            return 0
+        windows = self.graph.read("ingest.turn_windows", namespace=namespace, ids=list(dict.fromkeys(turn_ids)))
+        ids = {row[key] for row in windows for key in ("turn", "previous", "next") if row[key]}
+        stored = self.vectors.vectors_of(namespace, sorted(ids))
+        records = []
+        for row in windows:
+            neighbours = [stored[row[key]] for key in ("previous", "next") if row[key] in stored]
+            if row["turn"] in stored and neighbours and row["chars"] <= CONTEXT_MAX_CHARS:
+                vector = context_vector(stored[row["turn"]], *neighbours)
+                records.append(VectorRecord(row["turn"], vector, {"type": NodeType.DIALOGUE.value}, CONTEXT_PASSAGE))
+        self.vectors.upsert(namespace, records)
+        return len(records)
+
     def _write_links(self, namespace: str, links: list[dict[str, Any]]) -> int:
         if not links:
             return 0
@@ -219,7 +265,7 @@ class SemanticIndexer:
         if self.linking.max_neighbours <= 0 or not node_ids:
             return []
         # Room for the nodes sharing a vector with each neighbour (a turn's fact and event).
-        found = self.vectors.search_many(namespace, vectors, limit=4 * (self.linking.max_neighbours + 1))
+        found = self.vectors.search_many(namespace, vectors, limit=4 * (self.linking.max_neighbours + 1), context=False)
         links: list[dict[str, Any]] = []
         for node_id, hits in zip(node_ids, found, strict=True):
             close = [

@@ -117,11 +117,17 @@ class Transfer:
 
     def embed(self, namespace: str, nodes: Iterable[SnapshotNode]) -> int:
         """Store the vectors of `nodes` with text, `EMBED_BATCH` at a time (an import; a re-embedding,
-        `app/reembed.py`); vectors only: the graph already holds the SEMANTIC edges. Returns how many."""
+        `app/reembed.py`), then the turns' context points; vectors only: the graph already holds the
+        SEMANTIC edges. Returns how many nodes."""
         done, with_text = 0, (node for node in nodes if node.properties.get("content"))
+        turns: list[str] = []
         while batch := list(islice(with_text, EMBED_BATCH)):
-            self.semantic.store_vectors(namespace, [_node_text(node) for node in batch])
+            texts = [_node_text(node) for node in batch]
+            self.semantic.store_vectors(namespace, texts)
+            turns += [text.id for text in texts if text.type == NodeType.DIALOGUE.value]
             done += len(batch)
+        for start in range(0, len(turns), EMBED_BATCH):  # every turn's vector is stored by now
+            self.semantic.store_context(namespace, turns[start : start + EMBED_BATCH])
         return done
 
 

@@ -8,6 +8,9 @@ A node whose text is longer than the embedding model's window has one point per 
 (`app/domain/passages.py`): the first keeps the node's point id, passage i > 0 has an id derived
 from (namespace, node id, i) and `passage: i` in its payload. Searches return one hit per node (its
 best passage) and deletes remove every point of a node (by `node_id`, a payload index).
+A turn also has a context point (`passage: CONTEXT_PASSAGE`): its vector summed with the turn's
+before it (`app/memory/semantic.py`, `context_vector`); searches count it as one of the turn's
+passages, without the discount, and neighbour searches leave it out (`context=False`).
 
 The vectors' embedding identity (model and model digest, `EmbeddingIdentity`) is stored with them
 (collection metadata on a Qdrant server, a marker file in the embedded shard's folder): MiniLM and
@@ -43,6 +46,8 @@ REFETCH = 4
 # the best of many scores is a chance match more often than one text's single score is
 # (docs/benchmarks.md: a long pasted document displaced a short answer turn through one passage).
 PASSAGE_DISCOUNT = 0.05
+# The passage number of a turn's context point (never a passage of its text, which count from 0).
+CONTEXT_PASSAGE = -1
 
 # Equality filters on payload keys: a value matches exactly, a sequence matches any of its values.
 PayloadMatch = Mapping[str, str | int | bool | Sequence[str]]
@@ -151,17 +156,24 @@ class VectorStore(ABC):
         return self.search_many(namespace, [vector], limit, match)[0]
 
     def search_many(
-        self, namespace: str, vectors: Sequence[Sequence[float]], limit: int, match: PayloadMatch | None = None
+        self,
+        namespace: str,
+        vectors: Sequence[Sequence[float]],
+        limit: int,
+        match: PayloadMatch | None = None,
+        context: bool = True,
     ) -> list[list[VectorHit]]:
         """The `limit` best nodes of each vector (a node scored by its best passage), in order, from
-        one call to the engine (the write path searches the neighbours of a whole batch at once)."""
+        one call to the engine (the write path searches the neighbours of a whole batch at once).
+        Without `context` the turns' context points are left out (what a node says on its own)."""
         results: list[list[VectorHit]] = [[] for _ in vectors]
         pending, fetch = list(range(len(vectors))), limit
         while pending:
             found = self._search_batch(namespace, [vectors[i] for i in pending], fetch, match)
             short = []
             for index, hits in zip(pending, found, strict=True):
-                results[index] = best_per_node(hits)[:limit]
+                kept = hits if context else [hit for hit in hits if hit.payload.get(PASSAGE_KEY) != CONTEXT_PASSAGE]
+                results[index] = best_per_node(kept)[:limit]
                 if len(results[index]) < limit and len(hits) == fetch:  # passages crowded out nodes
                     short.append(index)
             pending, fetch = short, REFETCH * fetch
@@ -213,10 +225,10 @@ class VectorStore(ABC):
 
 def best_per_node(hits: Sequence[VectorHit]) -> list[VectorHit]:
     """The best hit of each node, best first: a node's passages count once, by their best score,
-    passages after the first less `PASSAGE_DISCOUNT`."""
+    passages after the first less `PASSAGE_DISCOUNT` (not a turn's context point)."""
     best: dict[str, VectorHit] = {}
     for hit in hits:
-        if hit.payload.get(PASSAGE_KEY):
+        if hit.payload.get(PASSAGE_KEY, 0) > 0:
             hit = VectorHit(hit.node_id, hit.score - PASSAGE_DISCOUNT, hit.payload)
         if hit.node_id not in best or hit.score > best[hit.node_id].score:
             best[hit.node_id] = hit
