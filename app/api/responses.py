@@ -149,7 +149,10 @@ class NamespaceDetail(NamespaceResponse):
     counts: dict[str, int] = Field(description="memory nodes per node type (types with none are left out)")
     temperatures: TemperatureCounts = Field(description="memory nodes per temperature (they add up to `total`)")
     total: int = Field(description="memory nodes in all")
-    vectors: int = Field(description="vectors stored for the namespace")
+    vectors: int = Field(
+        description="vectors stored for the namespace (points: a long text's passages and a turn's context "
+        "point count one each)"
+    )
 
 
 class DeletedCounts(ResponseBody):

@@ -116,7 +116,8 @@ def context_vector(turn: Sequence[float], *neighbours: Sequence[float]) -> list[
 # A turn longer than this (characters) gets no context point: a sentence or two says little on its
 # own, a longer turn carries its own context, and the sum of two long turns' vectors lies close to
 # many queries (LongMemEval dev R@10 0.921 without context points, 0.893 with one for every turn,
-# 0.911 with this limit; LoCoMo dev 0.751, 0.775, 0.776: docs/benchmarks.md, "Context points").
+# 0.911 with this limit; LoCoMo dev 0.751, 0.775, 0.776: docs/benchmarks.md, "Speaker names and
+# context points").
 CONTEXT_MAX_CHARS = 200
 
 
@@ -136,7 +137,7 @@ class SemanticIndexer:
         self.linking = linking
         # A text longer than the model's window gets a vector per passage, not one of its head only.
         self.embed_passages = embed_passages
-        # Each turn also stored with the turn before it (`store_context`); off only for ablations.
+        # Each short turn also stored with the turns around it (`store_context`); off only for ablations.
         self.context_points = context_points
         # One background indexing at a time: its embedding uses every core already.
         self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="index-ahead")

@@ -79,7 +79,8 @@ class SpreadingSettings:
     # 1.0 (as stemming) measured above 0.5 on LoCoMo dev (docs/benchmarks.md, "Word variants").
     variant_boost: float = 1.0
     # Look up the speakers the query names (`recall.speakers`): their names weigh `speaker_boost` in
-    # the full-text query and are left out of the embedded one (docs/benchmarks.md, "Speaker names").
+    # the full-text query and are left out of the embedded one (docs/benchmarks.md, "Speaker names and
+    # context points").
     speaker_names: bool = True
     speaker_boost: float = 0.2
     seed_limit: int = 60  # seeds spreading activation starts from
