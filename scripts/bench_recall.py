@@ -78,12 +78,10 @@ from app.memory.hot_window import DEFAULT_MAX_TURNS  # noqa: E402
 from app.memory.ingest import sentence_around  # noqa: E402  (the write path's own sentence picker)
 from app.memory.namespaces import DEFAULT_CAPACITY  # noqa: E402
 from app.memory.records import link_row, node_properties  # noqa: E402
-from app.memory.semantic import CONTEXT_MAX_CHARS, context_vector  # noqa: E402
 from app.recall.query import parse_query  # noqa: E402
 from app.recall.service import RecallRequest  # noqa: E402
 from app.runtime import Runtime  # noqa: E402
 from app.stores.vectors import VectorRecord  # noqa: E402
-from app.stores.vectors.base import CONTEXT_PASSAGE  # noqa: E402
 from scripts.harness import add_engine_arguments, fresh_namespace, local_engines, served_api  # noqa: E402
 
 BENCH_NEO4J_PORT = 17692
@@ -364,8 +362,6 @@ class GraphBuilder:
         self.events: list[tuple[str, datetime, str, datetime]] = []  # subject_key, event_time, id, created
         self.texts: dict[str, int] = {}  # distinct texts to embed -> index
         self.vectors: dict[str, tuple[str, tuple[int, ...]]] = {}  # node id -> (type, text indexes)
-        # (turn, its neighbours in the session) of each turn with a context point (`store_context`).
-        self.context_windows: list[tuple[str, list[str]]] = []
         self.last_with_text: dict[int, str] = {}
         self.previous_episode: str | None = None
         self.hot: deque[tuple[Turn, str]] = deque(maxlen=DEFAULT_MAX_TURNS)
@@ -407,7 +403,6 @@ class GraphBuilder:
         episode = episode_id(session.session_id)
         lines: list[str] = []
         previous: str | None = None
-        session_turns: list[tuple[str, int]] = []  # (dialogue id, characters)
         for turn in turns:
             self.seq += 1
             speaker_key = normalize_name(turn.speaker) or turn.speaker
@@ -432,15 +427,10 @@ class GraphBuilder:
             if previous:
                 self.edge(RelType.TEMPORAL, previous, dialogue, at)
             previous = dialogue
-            session_turns.append((dialogue, len(turn.text)))
             self.embed(NodeType.DIALOGUE, dialogue, line, at=at)
             self.hot.append((turn, dialogue))
             self._facts(turn, dialogue)
             self._events(turn, dialogue, speaker_key)
-        for index, (dialogue, chars) in enumerate(session_turns):
-            neighbours = [d for d, _ in session_turns[max(0, index - 1) : index + 2] if d != dialogue]
-            if neighbours and chars <= CONTEXT_MAX_CHARS:
-                self.context_windows.append((dialogue, neighbours))
         first, last = turns[0].timestamp, turns[-1].timestamp
         content = extractive_summary(lines, 3)
         properties = node_properties(
@@ -662,15 +652,12 @@ def store_vectors(runtime: Runtime, builder: GraphBuilder, clock: Clock) -> int:
                 runtime.vectors.upsert(NAMESPACE, records)
             stored += len(records)
             records = []
-    # The turns' context points (app/memory/semantic.py, `store_context`), from the same vectors.
-    for start in range(0, len(builder.context_windows), VECTOR_BATCH):
-        records = []
-        for turn, neighbours in builder.context_windows[start : start + VECTOR_BATCH]:
-            vector = context_vector(*[matrix[builder.vectors[node][1][0]] for node in (turn, *neighbours)])
-            records.append(VectorRecord(turn, vector, {"type": NodeType.DIALOGUE.value}, CONTEXT_PASSAGE))
-        with clock.step("vectors: upsert"):
-            runtime.vectors.upsert(NAMESPACE, records)
-        stored += len(records)
+    # The turns' context points, by the write path's own `store_context` (from the graph's TEMPORAL
+    # chains and the vectors just stored).
+    turns = [node_id for node_id, (node_type, _) in builder.vectors.items() if node_type == NodeType.DIALOGUE.value]
+    for start in range(0, len(turns), VECTOR_BATCH):
+        with clock.step("vectors: context points"):
+            runtime.semantic.store_context(NAMESPACE, turns[start : start + VECTOR_BATCH])
     return stored
 
 
@@ -1018,7 +1005,8 @@ def prepare(
     relationships = sum(builder.edge_counts.values())
     print()
     print(f"built {builder.sessions:,} sessions, {builder.seq:,} turns, {builder.total:,} nodes, {relationships:,} "
-          f"relationships, {len(builder.texts):,} distinct texts, {stored:,} vectors")  # fmt: skip
+          f"relationships, {len(builder.texts):,} distinct texts, {stored:,} nodes with vectors, "
+          f"{loaded['vectors']:,} points (with the turns' context points)")  # fmt: skip
     print("relationships: " + ", ".join(f"{t} {c:,}" for t, c in builder.edge_counts.most_common()))
     record = {"nodes": args.nodes, "seed": args.seed, "start": start.isoformat(), "sessions": builder.sessions,
               "total": loaded["total"], "vectors": loaded["vectors"], "load_seconds": load_s,

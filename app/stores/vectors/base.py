@@ -8,9 +8,9 @@ A node whose text is longer than the embedding model's window has one point per 
 (`app/domain/passages.py`): the first keeps the node's point id, passage i > 0 has an id derived
 from (namespace, node id, i) and `passage: i` in its payload. Searches return one hit per node (its
 best passage) and deletes remove every point of a node (by `node_id`, a payload index).
-A turn also has a context point (`passage: CONTEXT_PASSAGE`): its vector summed with the turn's
-before it (`app/memory/semantic.py`, `context_vector`); searches count it as one of the turn's
-passages, without the discount, and neighbour searches leave it out (`context=False`).
+A short turn also has a context point (`passage: CONTEXT_PASSAGE`): its vector summed with the
+vectors of the turns around it (`app/memory/semantic.py`, `store_context`); searches count it as one
+of the turn's passages, without the discount, and neighbour searches leave it out (`context=False`).
 
 The vectors' embedding identity (model and model digest, `EmbeddingIdentity`) is stored with them
 (collection metadata on a Qdrant server, a marker file in the embedded shard's folder): MiniLM and
