@@ -54,7 +54,8 @@ class Settings(BaseSettings):
     embedding_precision: Precision = Field("int8", alias="EMBEDDING_PRECISION")
     # On: a text longer than the model's window (256 word pieces for MiniLM) is embedded as passages
     # of whole sentences, one vector each, searched as one node (app/domain/passages.py). Off (the
-    # default: it cost LongMemEval dev top-10 recall, docs/benchmarks.md): by its head only.
+    # default: it cost LongMemEval dev top-10 recall, docs/benchmarks.md): by its head only. A turn of
+    # several sentences has a vector per sentence either way (sentence points, app/memory/semantic.py).
     embed_passages: bool = Field(False, alias="HIPPOGRAPH_EMBED_PASSAGES")
     # Where the model's ONNX export is kept (app/embedding_export.py); default ~/.cache/hippograph/models.
     model_cache: Path | None = Field(None, alias="HIPPOGRAPH_MODEL_CACHE")

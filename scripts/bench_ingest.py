@@ -9,8 +9,11 @@ that change, relative times, chit-chat) in batches. First, another process inges
 (default 10,000) into another namespace, untimed: a freshly started Neo4j spends most of its CPU
 compiling its own code for a while (that cold figure is printed too), so the measured run is the
 sustained rate of a server that has been up. --warmup 0 measures from a cold start.
+--sentences N makes each turn N of those sentences (default 1), so that turns of several sentences
+get their sentence points (a vector per sentence, app/domain/passages.sentence_passages), as real
+conversation turns do.
 
-    .venv/bin/python scripts/bench_ingest.py [--turns 10000] [--batch 200] [--warmup 10000] [--keep]
+    .venv/bin/python scripts/bench_ingest.py [--turns 10000] [--batch 200] [--warmup 10000] [--sentences 1] [--keep]
 """
 
 from __future__ import annotations
@@ -76,15 +79,17 @@ VALUES = {
 }
 
 
-def synthetic_turns(n: int, turns_per_session: int = 50, seed: int = 7) -> list[dict]:
+def synthetic_turns(n: int, turns_per_session: int = 50, seed: int = 7, sentences: int = 1) -> list[dict]:
     rng = random.Random(seed)
     start = datetime(2024, 1, 1, 9, tzinfo=UTC)
     turns = []
     for i in range(n):
         session = i // turns_per_session
         speaker = ["Alice", "Bob", "王伟", "李娜"][session % 4]
-        template = rng.choice(ZH if speaker in {"王伟", "李娜"} else EN)
-        text = template.format(**{key: rng.choice(options) for key, options in VALUES.items()})
+        templates = ZH if speaker in {"王伟", "李娜"} else EN
+        said = [rng.choice(templates).format(**{key: rng.choice(options) for key, options in VALUES.items()})
+                for _ in range(sentences)]  # fmt: skip
+        text = ("" if templates is ZH else " ").join(said)
         at = start + timedelta(days=session, minutes=i % turns_per_session)
         turns.append({"session_id": f"session-{session}", "turn_id": f"D{session}:{i % turns_per_session}",
                       "speaker": speaker, "text": text, "timestamp": at.isoformat()})  # fmt: skip
@@ -97,6 +102,7 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=200, help="turns per request (at most 1000)")
     parser.add_argument("--warmup", type=int, default=10_000, help="untimed turns first, in another process")
     parser.add_argument("--namespace", default=NAMESPACE)
+    parser.add_argument("--sentences", type=int, default=1, help="sentences per turn")
     add_engine_arguments(parser)
     args = parser.parse_args()
     with local_engines("bench-ingest", BENCH_NEO4J_PORT, BENCH_REDIS_PORT, args) as settings:
@@ -104,7 +110,7 @@ def main() -> None:
             warm_up(settings, args)
         runtime = Runtime.open(settings, host_jobs=True)
         try:
-            run(runtime, args.namespace, args.turns, args.batch, args.warmup)
+            run(runtime, args.namespace, args.turns, args.batch, args.warmup, args.sentences)
         finally:
             runtime.close()
 
@@ -116,20 +122,20 @@ def warm_up(settings: Settings, args: argparse.Namespace) -> None:
     in the first 10,000 turns here, ~5 s per 10,000 turns from the third on)."""
     engines = ["--neo4j-uri", settings.neo4j_uri, "--redis-url", settings.redis_url]
     command = [sys.executable, __file__, "--turns", str(args.warmup), "--batch", str(args.batch), "--warmup", "0",
-               "--namespace", WARMUP_NAMESPACE, *engines]  # fmt: skip
+               "--namespace", WARMUP_NAMESPACE, "--sentences", str(args.sentences), *engines]  # fmt: skip
     output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
     measured = next(line for line in output.splitlines() if " turns/s (" in line)
     print(f"warm-up, not counted (another process, namespace {WARMUP_NAMESPACE}): {measured.split(' (')[0]}")
 
 
-def run(runtime: Runtime, namespace: str, n: int, batch_size: int, warmup: int) -> None:
+def run(runtime: Runtime, namespace: str, n: int, batch_size: int, warmup: int, sentences: int = 1) -> None:
     with served_api(runtime) as client:
         fresh_namespace(client, namespace)
-        seconds, stages, totals = ingest(client, namespace, synthetic_turns(n), batch_size)
+        seconds, stages, totals = ingest(client, namespace, synthetic_turns(n, sentences=sentences), batch_size)
         counts = client.get(f"/v1/namespaces/{namespace}").json()
     print()
     print(f"{n:,} turns in {seconds:.1f} s: {n / seconds:.1f} turns/s (batches of {batch_size}, wait=true, LLM off, "
-          f"after {warmup:,} turns of warm-up)")  # fmt: skip
+          f"{sentences} sentence(s) per turn, after {warmup:,} turns of warm-up)")  # fmt: skip
     print()
     print("| stage | seconds | share |")
     print("|---|---:|---:|")

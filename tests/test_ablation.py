@@ -26,6 +26,7 @@ PRODUCT = RecallConfig(SpreadingSettings(), FusionWeights(), SemanticLinking())
         ("word-variants", ("spreading", "variant_boost", 0.0)),
         ("speaker-names", ("spreading", "speaker_names", False)),
         ("context-points", (None, "context_points", False)),
+        ("sentence-points", (None, "sentence_points", False)),
     ],
 )
 def test_each_ablation_changes_one_setting(name: str, changed: tuple[str | None, str, object]) -> None:
@@ -33,7 +34,7 @@ def test_each_ablation_changes_one_setting(name: str, changed: tuple[str | None,
     config = ablated(PRODUCT, [name])
     changed_in, product_in = (getattr(config, part), getattr(PRODUCT, part)) if part else (config, PRODUCT)
     assert getattr(changed_in, field) == value != getattr(product_in, field)
-    for other in ("spreading", "weights", "linking", "context_points"):
+    for other in ("spreading", "weights", "linking", "context_points", "sentence_points"):
         if other not in (part, field):
             assert getattr(config, other) == getattr(PRODUCT, other)
 

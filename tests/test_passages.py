@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from app.domain.passages import passages
+from app.domain.passages import passages, sentence_passages
 from app.embedding import Embedder
 
 _TOKEN = re.compile(r"[\u4e00-\u9fff]|[^\s\u4e00-\u9fff]+")
@@ -78,3 +78,21 @@ def test_with_the_models_tokenizer_every_passage_fits_its_window(embedder: Embed
     assert len(found) == 3 and all(size <= embedder.window for size in sizes) and sizes[0] > 240
     assert found[0].startswith("user: On day 0 ") and found[-1].endswith("On day 39 I walked my dog Rex along")
     assert " ".join(found).removeprefix("user: ") == text
+
+
+def test_a_turns_sentence_passages_are_its_sentences_of_five_words_or_more() -> None:
+    text = "Thanks, Mel! I just signed up for a pottery class. Wow.\nMy kids and I painted a lake sunrise last weekend?"
+    assert sentence_passages(text, "Melanie: ") == [
+        "Melanie: I just signed up for a pottery class.",
+        "Melanie: My kids and I painted a lake sunrise last weekend?",
+    ]
+    # One sentence worth a vector is the turn's own vector already.
+    assert sentence_passages("Thanks, Mel! I just signed up for a pottery class.") == []
+    assert sentence_passages("") == []
+    # Chinese sentences get none (the default model reads Chinese poorly); a mixed turn, its English.
+    assert sentence_passages("好的！我上周五去了北京出差。下周三我们讨论项目进度。", "小明: ") == []
+    mixed = "我上周五去了北京出差。I flew to Beijing last Friday for work. Then I met the whole team there."
+    assert sentence_passages(mixed) == [
+        "I flew to Beijing last Friday for work.",
+        "Then I met the whole team there.",
+    ]

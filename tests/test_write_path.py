@@ -526,16 +526,45 @@ def test_each_turn_is_also_stored_with_the_turns_around_it_even_one_arriving_lat
     assert context_vector([1.0, 0.0], [-1.0, 0.0]) == [0.0, 0.0]
 
 
-LONG_TURN = " ".join(
-    [f"On day {i} of the trip I hiked another stretch of the coastal path and wrote notes about it." for i in range(13)]
-    + ["At the very end I adopted a three-legged greyhound called Biscuit from the shelter in Porto."]
-)
+LONG_TURN_SENTENCES = [
+    f"On day {i} of the trip I hiked another stretch of the coastal path and wrote notes about it." for i in range(13)
+] + ["At the very end I adopted a three-legged greyhound called Biscuit from the shelter in Porto."]
+LONG_TURN = " ".join(LONG_TURN_SENTENCES)
+
+
+def test_a_turn_of_several_sentences_is_found_by_the_one_a_question_asks_about(api, runtime, worker, namespace) -> None:
+    """Sentence points: the turn's own vector (of its head: the turn is longer than the model's
+    window) is far from the question; the vector of its last sentence finds it."""
+    assert runtime.semantic.sentence_points is True  # the default
+    api.put(f"/v1/namespaces/{namespace}")
+    assert _post(api, namespace, [_turn("s1", "s1:1", "Alice", LONG_TURN, S1)]).status_code == 200
+    turn = dialogue_id("s1", "s1:1")
+    [parts] = runtime.semantic.passages_of([NodeText(turn, "Dialogue", LONG_TURN, prefix="Alice: ")])
+    assert parts[0] == f"Alice: {LONG_TURN}" and len(parts) == 15
+    assert parts[1:] == [f"Alice: {sentence}" for sentence in LONG_TURN_SENTENCES]
+    query = runtime.embedder.embed_queries(["Which dog did Alice adopt?"])[0]
+    hits = runtime.vectors.search(namespace, query, limit=5)
+    assert hits[0].node_id == turn and hits[0].payload["passage"] == 14
+    assert [h.node_id for h in hits].count(turn) == 1
+    head = runtime.embedder.embed_passages([parts[0]])[0]
+    assert hits[0].score > sum(a * b for a, b in zip(head, query, strict=True)) + 0.1
+    # Only turns get them, and only for two or more sentences of five words or more.
+    one_sentence = "Thanks! I adopted a greyhound called Biscuit."
+    assert runtime.semantic.passages_of(
+        [NodeText("k", "Knowledge", LONG_TURN), NodeText("d", "Dialogue", one_sentence)]
+    ) == [[LONG_TURN], [one_sentence]]
+
+    points = runtime.vectors.count(namespace)
+    assert api.delete(f"/v1/namespaces/{namespace}/nodes/{turn}").status_code == 204
+    assert runtime.vectors.count(namespace) == points - len(parts)
+    assert turn not in {h.node_id for h in runtime.vectors.search(namespace, query, limit=50)}
 
 
 def test_a_long_turn_is_embedded_as_passages_found_by_its_tail_and_forgotten_whole(
     api, runtime, worker, namespace
 ) -> None:
     runtime.semantic.embed_passages = True  # HIPPOGRAPH_EMBED_PASSAGES
+    runtime.semantic.sentence_points = False  # they would cover the turn instead (the test above)
     api.put(f"/v1/namespaces/{namespace}")
     assert _post(api, namespace, [_turn("s1", "s1:1", "Alice", LONG_TURN, S1)]).status_code == 200
     turn = dialogue_id("s1", "s1:1")
@@ -560,6 +589,7 @@ def test_a_long_turn_is_embedded_as_passages_found_by_its_tail_and_forgotten_who
 
 def test_without_passages_a_long_turn_has_one_vector_of_its_head(api, runtime, worker, namespace) -> None:
     assert runtime.semantic.embed_passages is False  # the default
+    runtime.semantic.sentence_points = False  # the ablation's setting
     api.put(f"/v1/namespaces/{namespace}")
     assert _post(api, namespace, [_turn("s1", "s1:1", "Alice", LONG_TURN, S1)]).status_code == 200
     turn = dialogue_id("s1", "s1:1")

@@ -1,4 +1,5 @@
-"""Passages: a text cut into runs of whole sentences that each fit the embedding model's window.
+"""Passages: a text cut into runs of whole sentences that each fit the embedding model's window;
+and a turn's sentence points (`sentence_passages`).
 
 The model reads a fixed number of word pieces and drops the rest, so a long turn embedded whole is
 embedded by its head only. Cut into passages, each part gets a vector of its own (`SemanticIndexer`
@@ -52,6 +53,31 @@ def passages(
     if prefix_every:
         return [prefix + passage for passage in found]
     return [prefix + found[0], *found[1:]]
+
+
+# A sentence of fewer words says too little to stand alone ("Thanks, Mel!", "Wow, what a view.").
+SENTENCE_MIN_WORDS = 5
+# Words of a spaced script only: a Chinese sentence gets no point of its own. The default model
+# (all-MiniLM-L6-v2) reads Chinese poorly, and each more vector of a poorly read text is one more
+# chance match (measured: the own set's Chinese R@10 fell 0.588 -> 0.564 with Chinese sentence
+# points; docs/benchmarks.md, "Sentence points").
+_SPACED_WORD = re.compile(r"[^\s\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef]+")
+
+
+def sentence_passages(text: str, prefix: str = "") -> list[str]:
+    """The sentences of `text` that are worth a vector of their own, each behind `prefix`: those of
+    at least SENTENCE_MIN_WORDS words of a spaced script, when there are two or more of them (a turn
+    of one such sentence is its own vector already). The embedding model mean-pools a whole turn
+    into one vector, so a turn that says several things is close to none of them; each sentence's
+    own vector finds the turn by the one thing a question asks about (docs/benchmarks.md,
+    "Sentence points")."""
+    said = [
+        piece
+        for line in text.splitlines()
+        for piece in sentences(line)
+        if len(_SPACED_WORD.findall(piece)) >= SENTENCE_MIN_WORDS
+    ]
+    return [prefix + piece for piece in said] if len(said) >= 2 else []
 
 
 def _fit(piece: str, size: int, count: TokenCounts, window: int) -> list[tuple[str, int]]:

@@ -28,6 +28,7 @@ ABLATIONS: dict[str, str] = {
     "word-variants": "no other inflections of the query's words in the full-text query",
     "speaker-names": "named speakers not looked up: their names weigh fully in both queries",
     "context-points": "no context points: a turn's only vector is its own",
+    "sentence-points": "no sentence points: a turn of several sentences has no vector per sentence",
 }
 
 
@@ -39,12 +40,13 @@ class RecallConfig:
     weights: FusionWeights
     linking: SemanticLinking
     context_points: bool = True
+    sentence_points: bool = True
 
 
 def ablated(config: RecallConfig, names: Iterable[str]) -> RecallConfig:
     """`config` with each named mechanism (a key of ABLATIONS) switched off."""
     spreading, weights, linking = config.spreading, config.weights, config.linking
-    context_points = config.context_points
+    context_points, sentence_points = config.context_points, config.sentence_points
     for name in names:
         if name == "activation":
             spreading = replace(spreading, max_depth=0)
@@ -67,16 +69,22 @@ def ablated(config: RecallConfig, names: Iterable[str]) -> RecallConfig:
             spreading = replace(spreading, speaker_names=False)
         elif name == "context-points":
             context_points = False
+        elif name == "sentence-points":
+            sentence_points = False
         else:
             raise ValueError(f"unknown ablation {name!r}; known: {', '.join(ABLATIONS)}")
-    return RecallConfig(spreading, weights, linking, context_points)
+    return RecallConfig(spreading, weights, linking, context_points, sentence_points)
 
 
 def ablate(runtime: Runtime, names: Iterable[str]) -> None:
     """Apply `ablated` to a runtime, before any turn is written or recalled."""
+    semantic = runtime.semantic
+    recall = runtime.recall
     current = RecallConfig(
-        runtime.recall.spreading, runtime.recall.weights, runtime.semantic.linking, runtime.semantic.context_points
+        recall.spreading, recall.weights, semantic.linking, semantic.context_points, semantic.sentence_points
     )
     config = ablated(current, names)
-    runtime.recall.spreading, runtime.recall.weights = config.spreading, config.weights
-    runtime.semantic.linking, runtime.semantic.context_points = config.linking, config.context_points
+    recall.spreading, recall.weights = config.spreading, config.weights
+    semantic.linking, semantic.context_points, semantic.sentence_points = (
+        config.linking, config.context_points, config.sentence_points
+    )

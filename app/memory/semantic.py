@@ -34,7 +34,7 @@ from datetime import datetime
 from typing import Any
 
 from app.domain.model import NodeType, RelType
-from app.domain.passages import passages
+from app.domain.passages import passages, sentence_passages
 from app.embedding import Embedder
 from app.memory.records import create_links, link_row
 from app.stores.graph import GraphStore
@@ -130,6 +130,7 @@ class SemanticIndexer:
         linking: SemanticLinking,
         embed_passages: bool = False,
         context_points: bool = True,
+        sentence_points: bool = True,
     ) -> None:
         self.graph = graph
         self.vectors = vectors
@@ -139,6 +140,9 @@ class SemanticIndexer:
         self.embed_passages = embed_passages
         # Each short turn also stored with the turns around it (`store_context`); off only for ablations.
         self.context_points = context_points
+        # A turn of several sentences also stored with a vector per sentence (`passages_of`); off only
+        # for ablations.
+        self.sentence_points = sentence_points
         # One background indexing at a time: its embedding uses every core already.
         self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="index-ahead")
 
@@ -157,16 +161,26 @@ class SemanticIndexer:
         return own
 
     def passages_of(self, nodes: Sequence[NodeText]) -> list[list[str]]:
-        """The texts to embed for each node: its prefixed text, or, when that is longer than the
-        model's window, its passages of at most `PASSAGE_TOKENS`."""
+        """The texts to embed for each node, its own vector's first: a turn of several sentences, its
+        prefixed text and then each sentence (`sentence_passages`; they cover a turn longer than the
+        model's window too); any other node, its prefixed text, or, with `embed_passages` when that is
+        longer than the window, its passages of at most `PASSAGE_TOKENS`."""
         whole = [node.prefix + node.text for node in nodes]
+        said = [
+            sentence_passages(node.text, node.prefix)
+            if self.sentence_points and node.type == NodeType.DIALOGUE.value
+            else []
+            for node in nodes
+        ]
         if not self.embed_passages:
-            return [[text] for text in whole]
+            return [[text, *sentences] for text, sentences in zip(whole, said, strict=True)]
         window, count = self.embedder.window, self.embedder.token_counts
         size = min(window, PASSAGE_TOKENS)
         return [
-            [text] if tokens <= window else passages(node.text, count, size, node.prefix, prefix_every=True)
-            for node, text, tokens in zip(nodes, whole, count(whole), strict=True)
+            [text, *sentences]
+            if sentences or tokens <= window
+            else passages(node.text, count, size, node.prefix, prefix_every=True)
+            for node, text, sentences, tokens in zip(nodes, whole, said, count(whole), strict=True)
         ]
 
     def close(self) -> None:
