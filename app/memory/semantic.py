@@ -21,6 +21,11 @@ embedding is added: the vectors exist already. Every short turn (`CONTEXT_MAX_CH
 two or more has one, so no short turn is favoured by having more points than another (a session's
 first turn once had none, and lost its rank to turns that had). Measured: docs/benchmarks.md,
 "Speaker names and context points".
+
+Sentence points (`passages_of`): a turn of two or more sentences of five words or more is also
+stored with a vector per such sentence (`app/domain/passages.sentence_passages`), as its passages
+1..n. A turn's one vector mean-pools all it says; a sentence's finds it by the one thing a question
+asks about (docs/benchmarks.md, "Sentence points").
 """
 
 from __future__ import annotations

@@ -4,10 +4,11 @@ One collection holds every namespace (Qdrant's multitenancy pattern): each point
 `namespace` and `node_id` in its payload and every call filters on the namespace. The point id is a
 UUID derived from (namespace, node id), so upserting the same node twice replaces its vector.
 
-A node whose text is longer than the embedding model's window has one point per passage
-(`app/domain/passages.py`): the first keeps the node's point id, passage i > 0 has an id derived
-from (namespace, node id, i) and `passage: i` in its payload. Searches return one hit per node (its
-best passage) and deletes remove every point of a node (by `node_id`, a payload index).
+A node whose text is longer than the embedding model's window, and a turn of several sentences
+(its sentence points), has one point per passage (`app/domain/passages.py`): the first keeps the
+node's point id, passage i > 0 has an id derived from (namespace, node id, i) and `passage: i` in
+its payload. Searches return one hit per node (its best passage) and deletes remove every point of
+a node (by `node_id`, a payload index).
 A short turn also has a context point (`passage: CONTEXT_PASSAGE`): its vector summed with the
 vectors of the turns around it (`app/memory/semantic.py`, `store_context`); searches count it as one
 of the turn's passages, without the discount, and neighbour searches leave it out (`context=False`).
