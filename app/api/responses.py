@@ -150,8 +150,8 @@ class NamespaceDetail(NamespaceResponse):
     temperatures: TemperatureCounts = Field(description="memory nodes per temperature (they add up to `total`)")
     total: int = Field(description="memory nodes in all")
     vectors: int = Field(
-        description="vectors stored for the namespace (points: a long text's passages and a turn's context "
-        "point count one each)"
+        description="vectors stored for the namespace (points: a long text's passages, a turn's sentence "
+        "points and its context point count one each)"
     )
 
 

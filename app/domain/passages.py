@@ -14,11 +14,12 @@ import re
 from collections.abc import Callable, Sequence
 
 from app.domain.summarize import sentences
+from app.domain.text import CJK_CHARS
 
 TokenCounts = Callable[[Sequence[str]], Sequence[int]]  # word pieces of each text, no special tokens
 
 # A word of a spaced script, or a single CJK character (Chinese has no spaces between words).
-_WORD = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[^\s\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_WORD = re.compile(f"[{CJK_CHARS}]|[^\\s{CJK_CHARS}]+")
 
 
 def passages(
@@ -61,7 +62,7 @@ SENTENCE_MIN_WORDS = 5
 # (all-MiniLM-L6-v2) reads Chinese poorly, and each more vector of a poorly read text is one more
 # chance match (measured: the own set's Chinese R@10 fell 0.588 -> 0.564 with Chinese sentence
 # points; docs/benchmarks.md, "Sentence points").
-_SPACED_WORD = re.compile(r"[^\s\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef]+")
+_SPACED_WORD = re.compile(f"[^\\s{CJK_CHARS}\u3000-\u303f\uff00-\uffef]+")  # CJK punctuation is no word
 
 
 def sentence_passages(text: str, prefix: str = "") -> list[str]:

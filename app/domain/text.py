@@ -6,7 +6,9 @@ from __future__ import annotations
 import re
 
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?|\d+(?:[.,]\d+)*", re.UNICODE)
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+# The CJK ideographs (Chinese has no spaces between words): one character class for every module.
+CJK_CHARS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
 STOP_WORDS = frozenset(
     [
         "a",
@@ -65,9 +67,9 @@ STOP_WORDS = frozenset(
 
 def tokens(text: str, drop_stop_words: bool = True) -> list[str]:
     found: list[str] = []
-    for run in _CJK.findall(text):
+    for run in CJK_RUN.findall(text):
         found.extend([run] if len(run) == 1 else [run[i : i + 2] for i in range(len(run) - 1)])
-    for word in _WORD.findall(_CJK.sub(" ", text.lower())):
+    for word in _WORD.findall(CJK_RUN.sub(" ", text.lower())):
         if not (drop_stop_words and word in STOP_WORDS):
             found.append(word)
     return found
@@ -78,5 +80,5 @@ def estimate_tokens(text: str) -> int:
     characters (the usual English ratio of BPE tokenizers), at least one for non-empty text."""
     if not text:
         return 0
-    cjk = sum(len(run) for run in _CJK.findall(text))
+    cjk = sum(len(run) for run in CJK_RUN.findall(text))
     return max(1, cjk + -(-(len(text) - cjk) // 4))

@@ -10,13 +10,12 @@ from pathlib import Path
 
 from app.domain.datafile import read_yaml
 from app.domain.inputs import namespace_term
-from app.domain.text import STOP_WORDS, tokens
+from app.domain.text import CJK_RUN, STOP_WORDS, tokens
 from app.extract.facts import normalize_name
 from app.extract.timeexpr import find_time_expressions, window_of
 
 # Words, with their original case kept, for entity n-grams ("Model Y", "New York").
 _WORD = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*", re.UNICODE)
-_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _LUCENE_SPECIAL = re.compile(r'([\\"])')
 MAX_NGRAM = 3
 MAX_TERMS = 64
@@ -110,14 +109,14 @@ def lucene_query(
 def _entity_keys(text: str) -> list[str]:
     """Word n-grams (1-3) and CJK runs with their 2-4 character pieces, normalized like entity names."""
     keys: list[str] = []
-    words = _WORD.findall(_CJK_RUN.sub(" ", text))
+    words = _WORD.findall(CJK_RUN.sub(" ", text))
     for size in range(1, MAX_NGRAM + 1):
         for start in range(len(words) - size + 1):
             gram = words[start : start + size]
             if size == 1 and gram[0].lower() in STOP_WORDS:
                 continue
             keys.append(normalize_name(" ".join(gram)))
-    for run in _CJK_RUN.findall(text):
+    for run in CJK_RUN.findall(text):
         keys.append(run)
         for size in (2, 3, 4):
             keys += [run[i : i + size] for i in range(len(run) - size + 1)]
