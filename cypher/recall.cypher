@@ -187,6 +187,22 @@ RETURN collect({
 // include: card
 }) AS cards
 
+// name: replies
+// The turns up to two places before or after the given turns ($ids, padded with $no_match) in their
+// sessions' TEMPORAL chains, each with the turn it is beside (`origin`), how far (1 or 2) and its
+// card fields: fusion credits the ones said by a speaker the query names, what they said around the
+// leading cards (app/recall/fusion.py, `reply_credit`). One record holding a list, as `cards`.
+CYPHER replan=skip
+UNWIND $ids AS id
+MATCH (d:Memory {namespace: $namespace, id: id})
+USING INDEX d:Memory(namespace, id)
+WHERE d:Dialogue
+MATCH path = (d)-[:TEMPORAL*1..2]-(n:Dialogue)
+WHERE all(x IN nodes(path) WHERE x:Dialogue)
+RETURN collect({origin: id, distance: length(path),
+// include: card
+}) AS replies
+
 // fragment: visible
 // Node `v` is visible to the reader: not another agent's private memory, unless the reader sees
 // private memories ($sees_private: an admin). Used as `all(v IN nodes(p) WHERE <visible>)`, so a

@@ -85,6 +85,34 @@ def test_a_named_speakers_name_does_not_pull_their_other_turns(api, worker, name
     assert _recall(api, f"{namespace}-other", "What was the gift to Caroline?")["stats"]["speakers"] == []
 
 
+def test_a_named_speakers_answer_beside_the_matching_turn_is_recalled(api, worker, namespace) -> None:
+    """Melanie's answer shares no word with the question; it is found because it follows the turns
+    that match (`recall.replies`): what the named speaker said there gets a share of their scores.
+    Caroline's turns get nothing while she is not named."""
+    said = [
+        ("Caroline", "Wow! What got you into running long distances?"),
+        ("Caroline", "Running sounds hard, has it been great for you?"),
+        ("Melanie", "Thanks, Caroline! It works wonders for my mental health."),
+        ("Caroline", "So glad to hear it."),
+    ]
+    turns = [_turn("s1", i, speaker, text, START + timedelta(minutes=i)) for i, (speaker, text) in enumerate(said)]
+    turns += [_turn("s2", i, "Melanie" if i % 2 else "Caroline", SMALL_TALK[i % len(SMALL_TALK)],
+                    START + timedelta(days=1, minutes=i)) for i in range(12)]  # fmt: skip
+    _ingest(api, namespace, turns)
+    body = _recall(api, namespace, "What does Melanie say running has been great for?", top_k=20)
+    assert body["stats"]["speakers"] == ["melanie"] and body["stats"]["replies"] >= 1
+    dialogue = [card for card in body["items"] if card["type"] == "Dialogue"]
+    answer = next(card for card in dialogue if card["source_turn_ids"] == ["s1:2"])
+    assert answer["explain"]["reply"] > 0, answer
+    assert dialogue.index(answer) < 3, [card["summary"] for card in dialogue[:4]]
+    credited = {card["source_turn_ids"][0] for card in dialogue if card["explain"].get("reply")}
+    assert credited and all(turn in ("s1:2", "s2:1", "s2:3", "s2:5", "s2:7", "s2:9", "s2:11") for turn in credited)
+    # Naming Caroline instead: only her turns may be credited, Melanie's answer is not.
+    other = _recall(api, namespace, "What does Caroline say running has been great for?", top_k=20)
+    assert other["stats"]["speakers"] == ["caroline"]
+    assert not [card for card in other["items"] if card["explain"].get("reply") and card["source_turn_ids"] == ["s1:2"]]
+
+
 def test_a_superseded_fact_is_hidden_unless_history_is_asked(api, worker, namespace) -> None:
     _ingest(
         api,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -13,6 +14,7 @@ from app.recall.fusion import (
     rank,
     rank_scores,
     recency,
+    reply_credit,
     score_candidate,
     track_of,
     visible,
@@ -238,3 +240,37 @@ def test_whom_a_memory_is_about_is_its_subject_else_its_speaker() -> None:
     assert subject_key_of({"subject_key": "alice", "speaker": "Bob"}) == "alice"
     assert subject_key_of({"speaker": "  Melanie "}) == "melanie"
     assert subject_key_of({"label": "a concept"}) is None
+
+
+def test_a_reply_gets_a_share_of_each_leading_cards_score_it_is_beside() -> None:
+    origins = {"dialogue:a": 2.0, "dialogue:b": 1.0}
+    links = [
+        ("dialogue:r", "dialogue:a", 1),  # the next turn after the best card: 0.5 x 2.0
+        ("dialogue:r", "dialogue:b", 2),  # also two turns from the second: + 0.5 x 1.0 x 0.5
+        ("dialogue:s", "dialogue:a", 2),  # 0.5 x 2.0 x 0.5
+        ("dialogue:b", "dialogue:a", 1),  # a leading card's turn beside another: credited too
+        ("dialogue:a", "dialogue:a", 1),  # never from itself
+        ("dialogue:t", "dialogue:unknown", 1),  # beside no leading card
+    ]
+    credit = reply_credit(origins, links, W)
+    assert credit.keys() == {"dialogue:r", "dialogue:s", "dialogue:b"}
+    assert credit["dialogue:r"] == pytest.approx((1.0 + 0.25, 0.99 * 2.0))  # ceiling: below the best origin
+    assert credit["dialogue:s"] == pytest.approx((0.5, 0.99 * 2.0))
+    assert credit["dialogue:b"] == pytest.approx((1.0, 0.99 * 2.0))
+    assert (W.reply, W.reply_decay, W.reply_ceiling) == (0.5, 0.5, 0.99)
+    assert reply_credit(origins, links, FusionWeights(reply=0.0))["dialogue:r"] == (0.0, 0.99 * 2.0)
+
+
+def test_the_reply_credit_is_added_to_the_score_up_to_its_ceiling() -> None:
+    said = {"speaker": "Melanie", "session_id": "s1", "source_turn_ids": ["1"]}
+    plain = Candidate("dialogue:a", "Dialogue", said, text=0.5, named_subject=True)
+    base, base_explain = score_candidate(plain, "local", NOW, W)
+    score, explain = score_candidate(replace(plain, reply=0.7, reply_ceiling=10.0), "local", NOW, W)
+    assert score == pytest.approx(base + 0.7)  # a share of ranked scores: not weighed again
+    assert explain["reply"] == 0.7 and "reply" not in base_explain
+    assert score_candidate(replace(plain, reply=0.7, reply_ceiling=base + 0.2), "local", NOW, W)[0] == pytest.approx(
+        base + 0.2
+    )  # rises to the ceiling only
+    assert score_candidate(replace(plain, reply=0.7, reply_ceiling=base / 2), "local", NOW, W)[0] == pytest.approx(
+        base
+    )  # a turn already above the ceiling keeps its own score

@@ -313,6 +313,10 @@ class RecallStats(OpenBody):
         description="the namespace's speakers the query names (name keys): their names weigh less in the "
         "full-text query and are left out of the embedded one"
     )
+    replies: int = Field(
+        description="turns of those speakers credited for being said beside the leading cards (up to two turns "
+        "away in the session: what they answered there); 0 when the query names no speaker"
+    )
     seeds: int = Field(description="graph seeds spreading activation started from")
     expanded: int = Field(description="nodes reached by spreading activation")
     activated: int = Field(description="nodes with a spread score")

@@ -29,6 +29,7 @@ ABLATIONS: dict[str, str] = {
     "speaker-names": "named speakers not looked up: their names weigh fully in both queries",
     "context-points": "no context points: a turn's only vector is its own",
     "sentence-points": "no sentence points: a turn of several sentences has no vector per sentence",
+    "replies": "no credit for a named speaker's turns beside the leading cards",
 }
 
 
@@ -71,6 +72,8 @@ def ablated(config: RecallConfig, names: Iterable[str]) -> RecallConfig:
             context_points = False
         elif name == "sentence-points":
             sentence_points = False
+        elif name == "replies":
+            weights = replace(weights, reply=0.0)
         else:
             raise ValueError(f"unknown ablation {name!r}; known: {', '.join(ABLATIONS)}")
     return RecallConfig(spreading, weights, linking, context_points, sentence_points)

@@ -25,12 +25,14 @@ Filters: superseded and withdrawn facts are hidden unless `include_history` or `
 Near-duplicates (same fact, or the same summary) merge into one card with both provenances. A card
 that repeats the evidence of a better one (the same turns of the same session: a turn and the event or
 fact read from it) keeps a quarter of its score, so the leading cards cover more turns.
+Replies: a turn said by a speaker the query names, up to two turns from a leading card's turn, gets a
+share of that card's score (`reply_credit`; the service reads those turns and ranks again).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Literal
@@ -66,6 +68,18 @@ class FusionWeights:
     # query names: "What did Melanie paint?" is answered by what Melanie said, not by the turns of
     # others that address her by name.
     named_subject: float = 1.0
+    # What a named speaker said beside the leading cards: a turn up to two places before or after the
+    # turn of one of the `reply_origins` leading cards, said by a speaker the query names, gets
+    # `reply` x that card's score (x `reply_decay` two places away), summed over such cards, but
+    # rises no higher than `reply_ceiling` x the best of those cards: it follows the match, never
+    # passes it. "What does Melanie say running has been great for?" is answered by Melanie's "This
+    # has been great for my mental health", two turns after the best card, "I've been running
+    # farther to de-stress". Measured on LoCoMo dev (docs/benchmarks.md, "Replies beside the
+    # leading cards").
+    reply: float = 0.5
+    reply_decay: float = 0.5
+    reply_ceiling: float = 0.99
+    reply_origins: int = 10
     # Node types never shown as cards (empty in the product; the ablations of app/evaluation/ablation.py).
     hidden_types: frozenset[str] = frozenset()
 
@@ -136,6 +150,10 @@ class Candidate:
     in_focus: bool = False
     # The memory is about someone the query names: its subject, or the speaker of its turn.
     named_subject: bool = False
+    # Credit for a named speaker's turn beside the leading cards' turns (`reply_credit`), in score
+    # units, and the score it may rise to with it.
+    reply: float = 0.0
+    reply_ceiling: float = 0.0
 
 
 @dataclass
@@ -264,6 +282,9 @@ def score_candidate(
     track_weight = TRACK_CONFIDENCE.get(track, 0.8) * (0.5 + 0.5 * confidence)
     named = 1.0 + weights.named_subject if candidate.named_subject else 1.0
     score = (relevance + activation + graph + fresh) * named * prior * track_weight
+    if candidate.reply:
+        # Already a share of ranked cards' scores: added, not weighed again, up to the ceiling.
+        score = max(score, min(score + candidate.reply, candidate.reply_ceiling))
     explain = {
         "full_text": candidate.text,
         "vector": candidate.vector,
@@ -276,7 +297,27 @@ def score_candidate(
         "track_confidence": track_weight,
         "named_subject": named,
     }
+    if candidate.reply:
+        explain["reply"] = candidate.reply
     return score, explain
+
+
+def reply_credit(
+    origins: Mapping[str, float], links: Iterable[tuple[str, str, int]], weights: FusionWeights
+) -> dict[str, tuple[float, float]]:
+    """(credit, ceiling) per turn for being said beside the leading cards: `origins` maps the turn of
+    a leading card to that card's score; `links` are (turn, origin turn, distance 1 or 2) for the
+    turns of named speakers around them. Each link gives `reply` x the origin's score x
+    `reply_decay`^(distance - 1); a turn beside several leading cards gets the sum, and its score
+    may rise to `reply_ceiling` x the best of their scores. A turn gets nothing from itself."""
+    credit: dict[str, tuple[float, float]] = {}
+    for turn, origin, distance in links:
+        if turn == origin or origin not in origins:
+            continue
+        share = weights.reply * origins[origin] * weights.reply_decay ** (distance - 1)
+        total, ceiling = credit.get(turn, (0.0, 0.0))
+        credit[turn] = (total + share, max(ceiling, weights.reply_ceiling * origins[origin]))
+    return credit
 
 
 _TIME_FIELDS = ("event_time", "event_end", "valid_from", "valid_to", "timestamp", "started_at", "ended_at")

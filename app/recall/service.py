@@ -22,7 +22,7 @@ from app.extract.facts import normalize_name
 from app.memory.access import AccessLog
 from app.memory.hot_window import HotWindow
 from app.memory.learning import HebbianLearning
-from app.recall.fusion import Candidate, Card, FusionWeights, Mode, rank, to_card, within_budget
+from app.recall.fusion import Candidate, Card, FusionWeights, Mode, rank, reply_credit, to_card, within_budget
 from app.recall.query import ParsedQuery, SlotVocabulary, dense_query, lucene_query, parse_query
 from app.stores.graph import GraphStore, parse_datetime
 from app.stores.vectors import VectorStore
@@ -148,6 +148,7 @@ class Recall:
             self._speakers(namespace, parsed)
             self._graph_seeds_and_spread(namespace, parsed, [])
             self._cards(namespace, [])
+            self._replies(namespace, [])
 
     def recall(self, namespace: str, request: RecallRequest) -> RecallResult:
         start = time.perf_counter()
@@ -170,15 +171,22 @@ class Recall:
 
         fusion_start = time.perf_counter()
         candidates = self._candidates(hot, cold, pending_turns, focus_session, request.agent_id, parsed.entity_keys)
-        ranked = rank(
-            [candidate for candidate in candidates.values() if request.admits(candidate.node)],
-            mode=request.mode,
-            now=now,
-            include_history=request.include_history,
-            as_of=request.as_of,
-            window=parsed.window,
-            weights=self.weights,
-        )
+
+        def ranked_candidates() -> list[Card]:
+            return rank(
+                [candidate for candidate in candidates.values() if request.admits(candidate.node)],
+                mode=request.mode,
+                now=now,
+                include_history=request.include_history,
+                as_of=request.as_of,
+                window=parsed.window,
+                weights=self.weights,
+            )
+
+        ranked = ranked_candidates()
+        replies = self._credit_replies(namespace, parsed, ranked, candidates, focus_session, request.agent_id)
+        if replies:
+            ranked = ranked_candidates()
         cards = within_budget(ranked[: request.top_k], request.token_budget)
         self._record(namespace, cards)
         stats = {
@@ -189,6 +197,7 @@ class Recall:
             "candidates": len(candidates),
             "time_window": [parsed.window[0].isoformat(), parsed.window[1].isoformat()] if parsed.window else None,
             "speakers": list(parsed.speakers),
+            "replies": replies,
             **hot_stats,
         }
         if self.observer is not None:
@@ -289,10 +298,17 @@ class Recall:
         for row in rows:
             if not viewer.sees(row["node"]):
                 continue
-            times = {key: parse_datetime(value) for key, value in row["times"].items() if value is not None}
-            candidate = Candidate(row["id"], row["type"], row["node"] | times)
+            candidate = candidate_of(row)
             cards.append(to_card(candidate, scores[row["id"]], {"activation": scores[row["id"]]}))
         return sorted(cards, key=lambda card: (-card.score, card.id))
+
+    def _replies(self, namespace: str, turn_ids: list[str]) -> list[dict[str, Any]]:
+        """The turns up to two places from each of `turn_ids` in its session (`recall.replies` rows)."""
+        [record] = self.graph.read(
+            "recall.replies", namespace=namespace, ids=fixed_size(turn_ids, CARD_IDS_SIZE, NO_MATCH)
+        )
+        replies: list[dict[str, Any]] = record["replies"]
+        return replies
 
     def _cards(self, namespace: str, ids: list[str]) -> list[dict[str, Any]]:
         [record] = self.graph.read("recall.cards", namespace=namespace, ids=fixed_size(ids, CARD_IDS_SIZE, NO_MATCH))
@@ -318,8 +334,7 @@ class Recall:
             if node_id not in nodes:
                 candidates[node_id] = Candidate(node_id, NodeType.DIALOGUE.value, turn_node, hot=hot_score)
         for node_id, row in nodes.items():
-            times = {key: parse_datetime(value) for key, value in row["times"].items() if value is not None}
-            candidates[node_id] = Candidate(node_id, row["type"], row["node"] | times)
+            candidates[node_id] = candidate_of(row)
         for row in hot:
             candidate = candidates.get(row["id"])
             if candidate is not None:
@@ -328,15 +343,43 @@ class Recall:
         for node_id, score in cold_scores.items():
             if node_id in candidates:
                 candidates[node_id].vector = score
-        named_keys = set(named)
         for candidate in candidates.values():
-            node = candidate.node
-            candidate.in_focus = bool(
-                (focus_session is not None and node.get("session_id") == focus_session)
-                or (agent_id is not None and node.get("agent_id") == agent_id)
-            )
-            candidate.named_subject = subject_key_of(node) in named_keys
+            mark_context(candidate, focus_session, agent_id, named)
         return candidates
+
+    def _credit_replies(
+        self,
+        namespace: str,
+        parsed: ParsedQuery,
+        ranked: Sequence[Card],
+        candidates: dict[str, Candidate],
+        focus_session: str | None,
+        agent_id: str | None,
+    ) -> int:
+        """Give the named speakers' turns beside the leading cards their `reply_credit` (turns not
+        found yet join `candidates`); returns how many turns got credit (0: nothing to rank again).
+        Only when the query names a speaker: what a person said about something is often their
+        answer to the turn that matches it, and shares none of its words."""
+        if not parsed.speakers or self.weights.reply <= 0:
+            return 0
+        origins: dict[str, float] = {}
+        for card in ranked[: self.weights.reply_origins]:
+            session = candidates[card.id].node.get("session_id")
+            for turn_id in card.source_turn_ids if session else ():
+                origins.setdefault(dialogue_id(str(session), turn_id), card.score)  # cards come best first
+        rows = self._replies(namespace, list(origins))
+        speakers = set(parsed.speakers)
+        said_by_named = [row for row in rows if subject_key_of(row["node"]) in speakers]
+        links = [(row["id"], row["origin"], row["distance"]) for row in said_by_named]
+        credit = reply_credit(origins, links, self.weights)
+        turns = {row["id"]: row for row in said_by_named}
+        for turn, (value, ceiling) in credit.items():
+            candidate = candidates.get(turn)
+            if candidate is None:
+                candidate = candidates[turn] = candidate_of(turns[turn])
+                mark_context(candidate, focus_session, agent_id, parsed.entity_keys)
+            candidate.reply, candidate.reply_ceiling = value, ceiling
+        return len(credit)
 
     def _record(self, namespace: str, cards: list[Card]) -> None:
         """Accesses for every card returned, co-activation among the leading ones (Redis only; the
@@ -367,6 +410,23 @@ def fixed_lucene(namespace: str, parsed: ParsedQuery, variant_boost: float = 0.0
         else:
             terms = terms[:-1]
     return query().ljust(LUCENE_CHARS)
+
+
+def candidate_of(row: Mapping[str, Any]) -> Candidate:
+    """A candidate from a row of the `card` fragment of cypher/recall.cypher (its times parsed)."""
+    times = {key: parse_datetime(value) for key, value in row["times"].items() if value is not None}
+    return Candidate(row["id"], row["type"], row["node"] | times)
+
+
+def mark_context(candidate: Candidate, focus_session: str | None, agent_id: str | None, named: Sequence[str]) -> None:
+    """Whether the candidate belongs to the current focus (its session, or the asking agent's
+    memories) and whether it is about someone the query names."""
+    node = candidate.node
+    candidate.in_focus = bool(
+        (focus_session is not None and node.get("session_id") == focus_session)
+        or (agent_id is not None and node.get("agent_id") == agent_id)
+    )
+    candidate.named_subject = subject_key_of(node) in named
 
 
 def subject_key_of(node: Mapping[str, Any]) -> str | None:

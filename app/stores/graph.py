@@ -249,10 +249,19 @@ class GraphStore:
 
     @neo4j_unavailable()
     def apply_schema(self) -> None:
-        """Create the constraints and indexes of `cypher/schema.cypher` (idempotent)."""
+        """Create the constraints and indexes of `cypher/schema.cypher` (idempotent). Two processes
+        starting at once on a new database can deadlock on the schema lock (seen: two eval scripts);
+        each statement is idempotent, so a retryable transient error is tried again."""
         with self.driver.session(database=self.database) as session:
             for name in self.queries.names("schema."):
-                session.run(self.queries[name]).consume()  # type: ignore[arg-type]
+                for attempt in range(1, _TRANSIENT_READ_ATTEMPTS + 1):
+                    try:
+                        session.run(self.queries[name]).consume()  # type: ignore[arg-type]
+                        break
+                    except neo4j.exceptions.TransientError as exc:
+                        if not retry_transient_read(exc, attempt):
+                            raise
+                        time.sleep(random.uniform(0, _TRANSIENT_READ_BACKOFF_S * attempt))
 
     @neo4j_unavailable()
     def ping(self, timeout_s: float) -> None:
