@@ -10,18 +10,21 @@ import pytest
 from app.domain.inputs import namespace_term
 from app.recall.fusion import (
     Candidate,
+    Card,
     FusionWeights,
     rank,
     rank_scores,
     recency,
     reply_credit,
     score_candidate,
+    spread_sessions,
     track_of,
     visible,
     within_budget,
 )
 from app.recall.query import (
     SlotVocabulary,
+    asks_to_aggregate,
     dense_query,
     lucene_query,
     parse_query,
@@ -274,3 +277,40 @@ def test_the_reply_credit_is_added_to_the_score_up_to_its_ceiling() -> None:
     assert score_candidate(replace(plain, reply=0.7, reply_ceiling=base / 2), "local", NOW, W)[0] == pytest.approx(
         base
     )  # a turn already above the ceiling keeps its own score
+
+
+def test_a_question_asking_for_a_count_or_a_total_is_told_apart() -> None:
+    for text in ("How many hours have I spent playing games in total?", "how often do I run?",
+                 "What is the total amount I spent?", "Which cities did we visit, combined?",
+                 "我一共去了几次？", "他养过几个宠物？", "总共花了多少钱？"):  # fmt: skip
+        assert asks_to_aggregate(text), text
+    for text in ("What did Caroline research?", "How long was I in Japan?", "How much did the trip cost?",
+                 "我的车是什么？", "他们在一起多久了？", "Who is totally sure?"):  # fmt: skip
+        assert not asks_to_aggregate(text), text
+    assert parse_query("How many times did I go?", NOW, SlotVocabulary.load()).aggregate
+    assert not parse_query("Where did I go?", NOW, SlotVocabulary.load()).aggregate
+
+
+def test_a_counts_leading_cards_come_from_as_many_sessions_as_they_can() -> None:
+    candidates = [
+        _statement("dialogue:a", "Dialogue", "s1", ["t1"], 1.0),  # 0.4 x 3/3 x 0.92 = 0.368
+        _statement("dialogue:b", "Dialogue", "s1", ["t2"], 0.9),  # 0.4 x 3/4 x 0.92 = 0.276
+        _statement("dialogue:c", "Dialogue", "s1", ["t3"], 0.8),  # 0.2208
+        _statement("dialogue:d", "Dialogue", "s2", ["t1"], 0.7),  # 0.184
+        _statement("dialogue:e", "Dialogue", "s3", ["t1"], 0.6),  # 0.4 x 3/7 x 0.92 = 0.1577
+    ]
+    assert [c.id for c in _rank(candidates)] == ["dialogue:a", "dialogue:b", "dialogue:c", "dialogue:d", "dialogue:e"]
+    weights = replace(W, session_spread_top=3)
+    cards = _rank(candidates, aggregate=True, weights=weights)
+    # a (s1) first; then b x 0.7 = 0.1932 beats d 0.184 and c x 0.7; then d beats c x 0.49 = 0.1082 (and e).
+    assert [c.id for c in cards] == ["dialogue:a", "dialogue:b", "dialogue:d", "dialogue:e", "dialogue:c"]
+    assert cards[1].score == pytest.approx(0.276 * 0.7) and cards[1].explain["session_spread"] == 0.7
+    assert cards[4].score == pytest.approx(0.2208 * 0.49)  # after the chosen three: two of its session
+    assert "session_spread" not in cards[0].explain and "session_spread" not in cards[2].explain
+    assert [c.score for c in cards] == sorted((c.score for c in cards), reverse=True)  # still best first
+    assert [c.id for c in _rank(candidates, aggregate=True, weights=replace(W, session_spread=1.0))] == [
+        "dialogue:a", "dialogue:b", "dialogue:c", "dialogue:d", "dialogue:e"]  # fmt: skip
+    # A card without a session is a session of its own.
+    loose = [Card("knowledge:x", "Knowledge", "x", 1.0, 1.0, "fact", None, None, [], {}),
+             Card("knowledge:y", "Knowledge", "y", 0.9, 1.0, "fact", None, None, [], {})]  # fmt: skip
+    assert [c.score for c in spread_sessions(loose, {}, W)] == [1.0, 0.9]

@@ -30,6 +30,7 @@ ABLATIONS: dict[str, str] = {
     "context-points": "no context points: a turn's only vector is its own",
     "sentence-points": "no sentence points: a turn of several sentences has no vector per sentence",
     "replies": "no credit for a named speaker's turns beside the leading cards",
+    "session-spread": "a query asking for a count or a total does not spread its leading cards over sessions",
 }
 
 
@@ -74,6 +75,8 @@ def ablated(config: RecallConfig, names: Iterable[str]) -> RecallConfig:
             sentence_points = False
         elif name == "replies":
             weights = replace(weights, reply=0.0)
+        elif name == "session-spread":
+            weights = replace(weights, session_spread=1.0)
         else:
             raise ValueError(f"unknown ablation {name!r}; known: {', '.join(ABLATIONS)}")
     return RecallConfig(spreading, weights, linking, context_points, sentence_points)

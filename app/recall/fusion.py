@@ -27,6 +27,7 @@ that repeats the evidence of a better one (the same turns of the same session: a
 fact read from it) keeps a quarter of its score, so the leading cards cover more turns.
 Replies: a turn said by a speaker the query names, up to two turns from a leading card's turn, gets a
 share of that card's score (`reply_credit`; the service reads those turns and ranks again).
+A query asking for a count or a total spreads its leading cards over sessions (`spread_sessions`).
 """
 
 from __future__ import annotations
@@ -80,6 +81,13 @@ class FusionWeights:
     reply_decay: float = 0.5
     reply_ceiling: float = 0.99
     reply_origins: int = 10
+    # A query that asks for a count or a total (`ParsedQuery.aggregate`: how many, how often, in
+    # total) is answered by adding up events told in several sessions: its leading
+    # `session_spread_top` cards are chosen one at a time, each card's score times `session_spread`
+    # per card of its session already chosen, and every later card keeps the factor of the chosen
+    # cards of its session (docs/benchmarks.md, "Sessions of a count").
+    session_spread: float = 0.7
+    session_spread_top: int = 5
     # Node types never shown as cards (empty in the product; the ablations of app/evaluation/ablation.py).
     hidden_types: frozenset[str] = frozenset()
 
@@ -373,8 +381,11 @@ def rank(
     as_of: datetime | None,
     window: tuple[datetime, datetime] | None,
     weights: FusionWeights,
+    aggregate: bool = False,
 ) -> list[Card]:
-    """Filter, score, merge near-duplicates and sort (best first; ties by id for stable output).
+    """Filter, score, merge near-duplicates and sort (best first; ties by id for stable output);
+    for a query that asks for a count or a total, spread the leading cards over sessions
+    (`spread_sessions`).
 
     A window that starts after `now` ("this weekend", "next month") asks about plans, which were
     said before it: it seeds the events planned inside it but filters nothing."""
@@ -408,7 +419,8 @@ def rank(
         best.source_turn_ids = list(dict.fromkeys(best.source_turn_ids + other.source_turn_ids))
         best.flags.setdefault("merged_ids", []).append(other.id)
         merged[key] = best
-    return diversify(sorted(merged.values(), key=lambda c: (-c.score, c.id)), sessions, weights)
+    ranked = diversify(sorted(merged.values(), key=lambda c: (-c.score, c.id)), sessions, weights)
+    return spread_sessions(ranked, sessions, weights) if aggregate else ranked
 
 
 # Cards that state what one turn said: a turn, and the events, facts and inferences read from it.
@@ -422,7 +434,7 @@ def diversify(cards: list[Card], sessions: dict[str, str], weights: FusionWeight
 
     Lowering each further card of the same session instead (x 0.9 per card before it) put more
     answer sessions in the top 5 (LongMemEval S-all@5 0.717 -> 0.833) but lost turns (R@20 0.942 ->
-    0.901, LoCoMo R@20 0.734 -> 0.724): not done."""
+    0.901, LoCoMo R@20 0.734 -> 0.724): done only for a count or a total (`spread_sessions`)."""
     shown: set[tuple[str, frozenset[str]]] = set()
     for card in cards:
         session = sessions.get(card.id)
@@ -434,6 +446,39 @@ def diversify(cards: list[Card], sessions: dict[str, str], weights: FusionWeight
             card.explain["repeated_evidence"] = weights.repeated_evidence
         shown.add(evidence)
     return sorted(cards, key=lambda c: (-c.score, c.id))
+
+
+def spread_sessions(cards: list[Card], sessions: dict[str, str], weights: FusionWeights) -> list[Card]:
+    """The leading `session_spread_top` cards chosen greedily by score x `session_spread`^n, n the
+    cards of the same session chosen before; every other card then gets the factor of the chosen
+    cards of its session. No card left out outranks a chosen one (its factor can only have grown
+    since), so the cards stay best first by their new scores. A card without a session is its own."""
+    factor = weights.session_spread
+    chosen_per_session: dict[str, int] = {}
+    if factor >= 1.0:
+        return cards
+
+    def spread_factor(card: Card) -> float:
+        return float(factor ** chosen_per_session.get(sessions.get(card.id, card.id), 0))
+
+    remaining = list(cards)
+    chosen: list[Card] = []
+    while remaining and len(chosen) < weights.session_spread_top:
+        best = max(remaining, key=lambda card: card.score * spread_factor(card))
+        remaining.remove(best)
+        chosen.append(best)
+        _apply_spread(best, spread_factor(best))
+        session = sessions.get(best.id, best.id)
+        chosen_per_session[session] = chosen_per_session.get(session, 0) + 1
+    for card in remaining:
+        _apply_spread(card, spread_factor(card))
+    return sorted(chosen + remaining, key=lambda c: (-c.score, c.id))
+
+
+def _apply_spread(card: Card, spread_factor: float) -> None:
+    if spread_factor < 1.0:
+        card.score *= spread_factor
+        card.explain["session_spread"] = spread_factor
 
 
 def card_tokens(card: Card) -> int:

@@ -58,6 +58,8 @@ class ParsedQuery:
     entity_keys: tuple[str, ...]  # normalized names an entity node may carry
     slot_keys: tuple[str, ...]  # fact slots the query may ask about
     window: tuple[datetime, datetime] | None  # [start, end) when the query names a time
+    # The query asks for a count or a total (`asks_to_aggregate`): its answer adds up several memories.
+    aggregate: bool = False
     # Name keys of the namespace's speakers that the query names (`with_speakers`; the recall looks
     # them up): every turn of a speaker carries the name, so it tells their turns apart by nothing.
     speakers: tuple[str, ...] = ()
@@ -162,7 +164,23 @@ def parse_query(text: str, now: datetime, vocabulary: SlotVocabulary) -> ParsedQ
         entity_keys=_distinct(_with_bases(_entity_keys(text)), 4 * MAX_TERMS),
         slot_keys=_distinct(_slot_keys(text, terms, vocabulary), MAX_TERMS),
         window=window_of(times),
+        aggregate=asks_to_aggregate(text),
     )
+
+
+# "How many hours have I spent playing games in total?", "一共去了几次？": a count or a total, which
+# adds up several events, usually told in several conversations. Not "how long" or "how much" (a
+# duration or a price is mostly said once: spreading their cards lost such questions, docs/benchmarks.md).
+_AGGREGATE = re.compile(
+    r"\b(?:how\s+many|how\s+often|in\s+total|total|altogether|combined|in\s+all)\b"
+    r"|几次|几个|多少次|多少个|总共|一共|总计|加起来",
+    re.IGNORECASE,
+)
+
+
+def asks_to_aggregate(text: str) -> bool:
+    """Whether the query asks for a count or a total (English or Chinese)."""
+    return _AGGREGATE.search(text) is not None
 
 
 _EDGE_PUNCTUATION = ",.;:!?\"'()“”‘’"

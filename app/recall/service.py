@@ -181,6 +181,7 @@ class Recall:
                 as_of=request.as_of,
                 window=parsed.window,
                 weights=self.weights,
+                aggregate=parsed.aggregate,
             )
 
         ranked = ranked_candidates()
