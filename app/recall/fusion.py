@@ -424,7 +424,7 @@ def rank(
 
 
 # Cards that state what one turn said: a turn, and the events, facts and inferences read from it.
-_STATEMENT_TYPES = frozenset({NodeType.DIALOGUE, NodeType.EXPERIENCE, NodeType.KNOWLEDGE})
+STATEMENT_TYPES = frozenset({NodeType.DIALOGUE, NodeType.EXPERIENCE, NodeType.KNOWLEDGE})
 
 
 def diversify(cards: list[Card], sessions: dict[str, str], weights: FusionWeights) -> list[Card]:
@@ -438,7 +438,7 @@ def diversify(cards: list[Card], sessions: dict[str, str], weights: FusionWeight
     shown: set[tuple[str, frozenset[str]]] = set()
     for card in cards:
         session = sessions.get(card.id)
-        if session is None or card.type not in _STATEMENT_TYPES or not card.source_turn_ids:
+        if session is None or card.type not in STATEMENT_TYPES or not card.source_turn_ids:
             continue
         evidence = (session, frozenset(card.source_turn_ids))
         if evidence in shown:

@@ -58,11 +58,11 @@ class ParsedQuery:
     entity_keys: tuple[str, ...]  # normalized names an entity node may carry
     slot_keys: tuple[str, ...]  # fact slots the query may ask about
     window: tuple[datetime, datetime] | None  # [start, end) when the query names a time
-    # The query asks for a count or a total (`asks_to_aggregate`): its answer adds up several memories.
-    aggregate: bool = False
     # Name keys of the namespace's speakers that the query names (`with_speakers`; the recall looks
     # them up): every turn of a speaker carries the name, so it tells their turns apart by nothing.
     speakers: tuple[str, ...] = ()
+    # The query asks for a count or a total (`asks_to_aggregate`): its answer adds up several memories.
+    aggregate: bool = False
 
     def with_speakers(self, keys: tuple[str, ...]) -> ParsedQuery:
         return replace(self, speakers=keys)

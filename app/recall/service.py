@@ -22,7 +22,17 @@ from app.extract.facts import normalize_name
 from app.memory.access import AccessLog
 from app.memory.hot_window import HotWindow
 from app.memory.learning import HebbianLearning
-from app.recall.fusion import Candidate, Card, FusionWeights, Mode, rank, reply_credit, to_card, within_budget
+from app.recall.fusion import (
+    STATEMENT_TYPES,
+    Candidate,
+    Card,
+    FusionWeights,
+    Mode,
+    rank,
+    reply_credit,
+    to_card,
+    within_budget,
+)
 from app.recall.query import ParsedQuery, SlotVocabulary, dense_query, lucene_query, parse_query
 from app.stores.graph import GraphStore, parse_datetime
 from app.stores.vectors import VectorStore
@@ -365,7 +375,8 @@ class Recall:
             return 0
         origins: dict[str, float] = {}
         for card in ranked[: self.weights.reply_origins]:
-            session = candidates[card.id].node.get("session_id")
+            # What one turn said (not an episode's or a task's many turns).
+            session = candidates[card.id].node.get("session_id") if card.type in STATEMENT_TYPES else None
             for turn_id in card.source_turn_ids if session else ():
                 origins.setdefault(dialogue_id(str(session), turn_id), card.score)  # cards come best first
         rows = self._replies(namespace, list(origins))
