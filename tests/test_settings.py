@@ -6,7 +6,11 @@ from pydantic import ValidationError
 from app.settings import PACKAGED_MINILM, Settings
 
 
-def test_defaults_point_at_local_engines_and_embedded_vectors() -> None:
+def test_defaults_point_at_local_engines_and_embedded_vectors(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The defaults, whatever engines this shell points the suite at (NEO4J_URI, REDIS_URL, ...).
+    for field in Settings.model_fields.values():
+        if field.alias:
+            monkeypatch.delenv(field.alias, raising=False)
     settings = Settings()
     assert settings.neo4j_uri == "bolt://127.0.0.1:7687"
     assert settings.redis_url == "redis://127.0.0.1:6379/0"
