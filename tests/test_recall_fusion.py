@@ -270,13 +270,11 @@ def test_the_reply_credit_is_added_to_the_score_up_to_its_ceiling() -> None:
     base, base_explain = score_candidate(plain, "local", NOW, W)
     score, explain = score_candidate(replace(plain, reply=0.7, reply_ceiling=10.0), "local", NOW, W)
     assert score == pytest.approx(base + 0.7)  # a share of ranked scores: not weighed again
-    assert explain["reply"] == 0.7 and "reply" not in base_explain
-    assert score_candidate(replace(plain, reply=0.7, reply_ceiling=base + 0.2), "local", NOW, W)[0] == pytest.approx(
-        base + 0.2
-    )  # rises to the ceiling only
-    assert score_candidate(replace(plain, reply=0.7, reply_ceiling=base / 2), "local", NOW, W)[0] == pytest.approx(
-        base
-    )  # a turn already above the ceiling keeps its own score
+    assert explain["reply"] == pytest.approx(0.7) and "reply" not in base_explain
+    capped, capped_explain = score_candidate(replace(plain, reply=0.7, reply_ceiling=base + 0.2), "local", NOW, W)
+    assert capped == pytest.approx(base + 0.2) and capped_explain["reply"] == pytest.approx(0.2)  # to the ceiling
+    above, above_explain = score_candidate(replace(plain, reply=0.7, reply_ceiling=base / 2), "local", NOW, W)
+    assert above == pytest.approx(base) and "reply" not in above_explain  # already above it: its own score
 
 
 def test_a_question_asking_for_a_count_or_a_total_is_told_apart() -> None:

@@ -289,10 +289,10 @@ def score_candidate(
     confidence = _confidence(node)
     track_weight = TRACK_CONFIDENCE.get(track, 0.8) * (0.5 + 0.5 * confidence)
     named = 1.0 + weights.named_subject if candidate.named_subject else 1.0
-    score = (relevance + activation + graph + fresh) * named * prior * track_weight
-    if candidate.reply:
-        # Already a share of ranked cards' scores: added, not weighed again, up to the ceiling.
-        score = max(score, min(score + candidate.reply, candidate.reply_ceiling))
+    own = (relevance + activation + graph + fresh) * named * prior * track_weight
+    # The reply credit is already a share of ranked cards' scores: added, not weighed again, up to
+    # the ceiling; `explain.reply` is what it added.
+    score = max(own, min(own + candidate.reply, candidate.reply_ceiling)) if candidate.reply else own
     explain = {
         "full_text": candidate.text,
         "vector": candidate.vector,
@@ -305,8 +305,8 @@ def score_candidate(
         "track_confidence": track_weight,
         "named_subject": named,
     }
-    if candidate.reply:
-        explain["reply"] = candidate.reply
+    if score > own:
+        explain["reply"] = score - own
     return score, explain
 
 
