@@ -454,9 +454,9 @@ def spread_sessions(cards: list[Card], sessions: dict[str, str], weights: Fusion
     cards of its session. No card left out outranks a chosen one (its factor can only have grown
     since), so the cards stay best first by their new scores. A card without a session is its own."""
     factor = weights.session_spread
-    chosen_per_session: dict[str, int] = {}
     if factor >= 1.0:
         return cards
+    chosen_per_session: dict[str, int] = {}
 
     def spread_factor(card: Card) -> float:
         return float(factor ** chosen_per_session.get(sessions.get(card.id, card.id), 0))

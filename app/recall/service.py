@@ -354,8 +354,9 @@ class Recall:
         for node_id, score in cold_scores.items():
             if node_id in candidates:
                 candidates[node_id].vector = score
+        named_keys = frozenset(named)
         for candidate in candidates.values():
-            mark_context(candidate, focus_session, agent_id, named)
+            mark_context(candidate, focus_session, agent_id, named_keys)
         return candidates
 
     def _credit_replies(
@@ -389,7 +390,7 @@ class Recall:
             candidate = candidates.get(turn)
             if candidate is None:
                 candidate = candidates[turn] = candidate_of(turns[turn])
-                mark_context(candidate, focus_session, agent_id, parsed.entity_keys)
+                mark_context(candidate, focus_session, agent_id, frozenset(parsed.entity_keys))
             candidate.reply, candidate.reply_ceiling = value, ceiling
         return len(credit)
 
@@ -430,7 +431,9 @@ def candidate_of(row: Mapping[str, Any]) -> Candidate:
     return Candidate(row["id"], row["type"], row["node"] | times)
 
 
-def mark_context(candidate: Candidate, focus_session: str | None, agent_id: str | None, named: Sequence[str]) -> None:
+def mark_context(
+    candidate: Candidate, focus_session: str | None, agent_id: str | None, named: frozenset[str]
+) -> None:
     """Whether the candidate belongs to the current focus (its session, or the asking agent's
     memories) and whether it is about someone the query names."""
     node = candidate.node

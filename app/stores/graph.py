@@ -101,6 +101,14 @@ def retry_transient_read(exc: neo4j.exceptions.TransientError, attempt: int) -> 
     stopped transaction (a timeout is an answer: 503), while tries are left."""
     return attempt < _TRANSIENT_READ_ATTEMPTS and exc.is_retryable() and not _is_timeout(exc.code or "")
 
+
+def _back_off_or_raise(exc: neo4j.exceptions.TransientError, attempt: int) -> None:
+    """Raise `exc` unless try `attempt` is retried (`retry_transient_read`); else wait a jittered
+    while first, out of step with the writers it collided with."""
+    if not retry_transient_read(exc, attempt):
+        raise exc
+    time.sleep(random.uniform(0, _TRANSIENT_READ_BACKOFF_S * attempt))
+
 # Driver errors that mean Neo4j cannot serve now, not that the query is wrong: no server answers or
 # the connection dropped (ServiceUnavailable and its Read/Write/Routing/IncompleteCommit subclasses,
 # SessionExpired), no pooled connection within the acquisition timeout, and the transient errors of a
@@ -213,9 +221,7 @@ class GraphStore:
                     raise
                 reconnected = True
             except neo4j.exceptions.TransientError as exc:
-                if not retry_transient_read(exc, attempt):
-                    raise
-                time.sleep(random.uniform(0, _TRANSIENT_READ_BACKOFF_S * attempt))  # jittered: out of step with writers
+                _back_off_or_raise(exc, attempt)
         return self._auto_commit_read(query, params)  # after a reconnect on the last attempt
 
     def _auto_commit_read(self, query: neo4j.Query, params: dict[str, Any]) -> list[dict[str, Any]]:
@@ -259,9 +265,7 @@ class GraphStore:
                         session.run(self.queries[name]).consume()  # type: ignore[arg-type]
                         break
                     except neo4j.exceptions.TransientError as exc:
-                        if not retry_transient_read(exc, attempt):
-                            raise
-                        time.sleep(random.uniform(0, _TRANSIENT_READ_BACKOFF_S * attempt))
+                        _back_off_or_raise(exc, attempt)
 
     @neo4j_unavailable()
     def ping(self, timeout_s: float) -> None:
