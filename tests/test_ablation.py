@@ -27,6 +27,9 @@ PRODUCT = RecallConfig(SpreadingSettings(), FusionWeights(), SemanticLinking())
         ("speaker-names", ("spreading", "speaker_names", False)),
         ("context-points", (None, "context_points", False)),
         ("sentence-points", (None, "sentence_points", False)),
+        ("replies", ("weights", "reply", 0.0)),
+        ("session-spread", ("weights", "session_spread", 1.0)),
+        ("outside-window", ("weights", "outside_window", 0.0)),
     ],
 )
 def test_each_ablation_changes_one_setting(name: str, changed: tuple[str | None, str, object]) -> None:

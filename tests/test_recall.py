@@ -141,7 +141,7 @@ def test_a_superseded_fact_is_hidden_unless_history_is_asked(api, worker, namesp
     assert any("Civic" in s for s in as_of) and not any("Model Y" in s for s in as_of), as_of
 
 
-def test_what_did_i_do_last_week_returns_only_last_weeks_events(api, worker, namespace) -> None:
+def test_what_did_i_do_last_week_ranks_last_weeks_events_first(api, worker, namespace) -> None:
     sessions = [
         (START - timedelta(days=21), "I went climbing at the gym."),
         (START - timedelta(days=7), "I visited the Louvre with my sister."),  # last week, seen from `now`
@@ -154,11 +154,14 @@ def test_what_did_i_do_last_week_returns_only_last_weeks_events(api, worker, nam
     body = _recall(api, namespace, "What did I do last week?", now=now.isoformat(), top_k=10)
     window = [datetime.fromisoformat(t) for t in body["stats"]["time_window"]]
     assert window == [START - timedelta(days=7, hours=9), START - timedelta(hours=9)]
-    turn_ids = {turn_id for card in body["items"] for turn_id in card["source_turn_ids"]}
-    assert turn_ids == {"s1:0", "s2:0"}, body["items"]
-    for card in body["items"]:
-        when = card.get("event_time") or card.get("timestamp") or card.get("valid_from") or card["started_at"]
-        assert window[0] <= datetime.fromisoformat(when) < window[1], card
+    items = body["items"]
+    inside = [card for card in items if not card.get("outside_window")]
+    assert items[: len(inside)] == inside, items  # the window's memories first, the others flagged below
+    assert {turn_id for card in inside for turn_id in card["source_turn_ids"]} == {"s1:0", "s2:0"}, items
+    for card in items:
+        when = card.get("event_time") or card.get("timestamp") or card.get("valid_from") or card.get("started_at")
+        held = when is not None and window[0] <= datetime.fromisoformat(when) < window[1]
+        assert held is not card.get("outside_window", False), card
 
 
 def test_a_soft_forgotten_node_is_found_by_the_cold_path_and_woken_up(api, runtime, cypher, namespace) -> None:

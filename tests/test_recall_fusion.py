@@ -12,6 +12,7 @@ from app.recall.fusion import (
     Candidate,
     Card,
     FusionWeights,
+    in_window,
     rank,
     rank_scores,
     recency,
@@ -76,24 +77,23 @@ def test_tracks_order_slot_fact_over_semantic_fact_over_event_over_inference() -
 def test_superseded_hidden_unless_history_and_as_of_shows_the_past() -> None:
     old = {"valid_from": NOW - timedelta(days=60), "valid_to": NOW - timedelta(days=10), "superseded_by": "k:2"}
     new = {"valid_from": NOW - timedelta(days=10)}
-    assert not visible("Knowledge", old, include_history=False, as_of=None, window=None)
-    assert visible("Knowledge", old, include_history=True, as_of=None, window=None)
+    assert not visible("Knowledge", old, include_history=False, as_of=None)
+    assert visible("Knowledge", old, include_history=True, as_of=None)
     past = NOW - timedelta(days=30)
-    assert visible("Knowledge", old, include_history=False, as_of=past, window=None)
-    assert not visible("Knowledge", new, include_history=False, as_of=past, window=None)  # did not exist yet
-    assert not visible("Knowledge", {"withdrawn": True, "valid_from": past}, include_history=False, as_of=None,
-                       window=None)  # fmt: skip
+    assert visible("Knowledge", old, include_history=False, as_of=past)
+    assert not visible("Knowledge", new, include_history=False, as_of=past)  # did not exist yet
+    assert not visible("Knowledge", {"withdrawn": True, "valid_from": past}, include_history=False, as_of=None)
 
 
-def test_a_time_window_keeps_what_overlaps_it() -> None:
+def test_a_time_window_holds_what_overlaps_it() -> None:
     window = (datetime(2024, 5, 20, tzinfo=UTC), datetime(2024, 5, 27, tzinfo=UTC))
     inside = {"event_time": datetime(2024, 5, 21, tzinfo=UTC)}
     before = {"timestamp": datetime(2024, 5, 19, 23, tzinfo=UTC)}
     spanning = {"event_time": datetime(2024, 5, 1, tzinfo=UTC), "event_end": datetime(2024, 6, 1, tzinfo=UTC)}
-    assert visible("Experience", inside, include_history=False, as_of=None, window=window)
-    assert not visible("Dialogue", before, include_history=False, as_of=None, window=window)
-    assert visible("Experience", spanning, include_history=False, as_of=None, window=window)
-    assert not visible("Person", {}, include_history=False, as_of=None, window=window)  # timeless: not "last week"
+    assert in_window("Experience", inside, window)
+    assert not in_window("Dialogue", before, window)
+    assert in_window("Experience", spanning, window)
+    assert not in_window("Person", {}, window)  # timeless: not "last week"
 
 
 def test_near_duplicates_merge_with_both_provenances() -> None:
@@ -212,7 +212,24 @@ def test_a_future_window_seeds_but_does_not_filter() -> None:
     weekend = (NOW + timedelta(days=4), NOW + timedelta(days=6))
     assert [c.id for c in _rank([said], window=weekend)] == ["dialogue:1"]
     last_week = (NOW - timedelta(days=10), NOW - timedelta(days=3))
-    assert _rank([said], window=last_week) == []
+    assert _rank([said], window=last_week, weights=replace(W, outside_window=0.0)) == []
+
+
+def test_a_window_ranks_its_own_memories_first_and_keeps_the_rest_below() -> None:
+    window = (NOW - timedelta(days=10), NOW - timedelta(days=3))
+    inside = Candidate("experience:1", "Experience", {"summary": "went hiking", "event_time": NOW - timedelta(days=5)},
+                       entity=0.01)  # fmt: skip
+    outside = Candidate("dialogue:2", "Dialogue", {"summary": "I just got accepted", "timestamp": NOW}, text=1.0,
+                        vector=1.0)  # fmt: skip
+    timeless = Candidate("person:3", "Person", {"label": "Gina"}, text=1.0)
+    plain = {c.id: c.score for c in _rank([inside, outside, timeless])}
+    cards = _rank([inside, outside, timeless], window=window)
+    assert [c.id for c in cards] == ["experience:1", "dialogue:2", "person:3"]
+    assert cards[0].score == pytest.approx(plain["experience:1"]) and "outside_window" not in cards[0].flags
+    assert cards[1].score == pytest.approx(plain["dialogue:2"] * W.outside_window)
+    assert cards[1].flags["outside_window"] is True and cards[1].explain["outside_window"] == W.outside_window
+    assert cards[2].flags["outside_window"] is True  # a timeless memory is not "last week" either
+    assert cards[1].score > cards[0].score  # lowered, yet still above the weak match: the window orders first
 
 
 def test_rank_scores_are_c_over_c_plus_rank() -> None:

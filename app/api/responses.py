@@ -293,6 +293,9 @@ class MemoryCard(ResponseBody):
     superseded_by: str | None = Field(None, description="a superseded fact (include_history): what replaced it")
     withdrawn: bool | None = Field(None, description="a withdrawn inference (include_history)")
     inferred: bool | None = Field(None, description="true for inferences drawn by the rules")
+    outside_window: bool | None = Field(
+        None, description="its time lies outside the query's time window: ranked below the window's memories"
+    )
     merged_ids: list[str] | None = Field(
         None, description="duplicates folded into this card (the same fact or summary): their ids"
     )

@@ -31,6 +31,7 @@ ABLATIONS: dict[str, str] = {
     "sentence-points": "no sentence points: a turn of several sentences has no vector per sentence",
     "replies": "no credit for a named speaker's turns beside the leading cards",
     "session-spread": "a query asking for a count or a total does not spread its leading cards over sessions",
+    "outside-window": "memories outside a query's time window are dropped, not ranked below its own",
 }
 
 
@@ -77,6 +78,8 @@ def ablated(config: RecallConfig, names: Iterable[str]) -> RecallConfig:
             weights = replace(weights, reply=0.0)
         elif name == "session-spread":
             weights = replace(weights, session_spread=1.0)
+        elif name == "outside-window":
+            weights = replace(weights, outside_window=0.0)
         else:
             raise ValueError(f"unknown ablation {name!r}; known: {', '.join(ABLATIONS)}")
     return RecallConfig(spreading, weights, linking, context_points, sentence_points)

@@ -20,8 +20,9 @@ score = (relevance + activation + graph boost + recency) x type prior (mode) x t
 - track confidence: slot fact > semantic fact > event > inference, times the node's confidence.
 
 Filters: superseded and withdrawn facts are hidden unless `include_history` or `as_of`; with
-`as_of` only what existed and was valid then; a query time window keeps nodes whose time overlaps it
-(a window in the future only seeds the events planned in it).
+`as_of` only what existed and was valid then. A query time window puts the nodes whose time overlaps
+it first and the others after them, at `outside_window` of their score (a window in the future only
+seeds the events planned in it).
 Near-duplicates (same fact, or the same summary) merge into one card with both provenances. A card
 that repeats the evidence of a better one (the same turns of the same session: a turn and the event or
 fact read from it) keeps a quarter of its score, so the leading cards cover more turns.
@@ -88,6 +89,11 @@ class FusionWeights:
     # cards of its session (docs/benchmarks.md, "Sessions of a count").
     session_spread: float = 0.7
     session_spread_top: int = 5
+    # A query's time window puts its own memories first; every other memory (timeless ones too)
+    # follows them at this factor of its score, flagged `outside_window`, so that a window that
+    # holds little ("4 years ago", a day on which the evidence was not yet told) does not empty the
+    # answer. 0 drops them (docs/benchmarks.md, "Memories outside a query's time window").
+    outside_window: float = 0.1
     # Node types never shown as cards (empty in the product; the ablations of app/evaluation/ablation.py).
     hidden_types: frozenset[str] = frozenset()
 
@@ -244,8 +250,8 @@ def visible(
     *,
     include_history: bool,
     as_of: datetime | None,
-    window: tuple[datetime, datetime] | None,
 ) -> bool:
+    """Whether history and `as_of` let the node be shown (the query's window only ranks: `in_window`)."""
     interval = node_interval(node_type, node)
     if as_of is not None:
         if interval is not None and interval[0] > as_of:
@@ -255,13 +261,16 @@ def visible(
             return False
     elif not include_history and (node.get("superseded_by") or node.get("withdrawn")):
         return False
-    if window is not None:
-        if interval is None:
-            return False
-        start, end = interval
-        if not (start < window[1] and end >= window[0]):
-            return False
     return True
+
+
+def in_window(node_type: str, node: dict[str, Any], window: tuple[datetime, datetime]) -> bool:
+    """Whether the node's own time overlaps [start, end) of a query's window (timeless nodes do not)."""
+    interval = node_interval(node_type, node)
+    if interval is None:
+        return False
+    start, end = interval
+    return start < window[1] and end >= window[0]
 
 
 def _confidence(node: dict[str, Any]) -> float:
@@ -400,14 +409,22 @@ def rank(
         node_type, node = found_candidate.type, found_candidate.node
         if node_type in weights.hidden_types:
             continue
-        if not visible(node_type, node, include_history=include_history, as_of=as_of, window=window):
+        if not visible(node_type, node, include_history=include_history, as_of=as_of):
+            continue
+        outside = window is not None and not in_window(node_type, node, window)
+        if outside and weights.outside_window <= 0.0:
             continue
         # Ranks among all that path's hits, hidden ones included; copied, so the input is unchanged.
         candidate = replace(found_candidate, text=text[found_candidate.id], vector=vector[found_candidate.id])
         score, explain = score_candidate(candidate, mode, now, weights)
+        if outside:
+            score *= weights.outside_window
+            explain["outside_window"] = weights.outside_window
         if score <= 0.0:
             continue
         card = to_card(candidate, score, explain)
+        if outside:
+            card.flags["outside_window"] = True
         if node.get("session_id"):
             sessions[card.id] = str(node["session_id"])
         key = _duplicate_key(card, candidate.node)
@@ -419,8 +436,13 @@ def rank(
         best.source_turn_ids = list(dict.fromkeys(best.source_turn_ids + other.source_turn_ids))
         best.flags.setdefault("merged_ids", []).append(other.id)
         merged[key] = best
-    ranked = diversify(sorted(merged.values(), key=lambda c: (-c.score, c.id)), sessions, weights)
+    ranked = diversify(sorted(merged.values(), key=card_order), sessions, weights)
     return spread_sessions(ranked, sessions, weights) if aggregate else ranked
+
+
+def card_order(card: Card) -> tuple[bool, float, str]:
+    """Best first; the cards outside a query's time window after all of those inside it; ties by id."""
+    return bool(card.flags.get("outside_window")), -card.score, card.id
 
 
 # Cards that state what one turn said: a turn, and the events, facts and inferences read from it.
@@ -445,7 +467,7 @@ def diversify(cards: list[Card], sessions: dict[str, str], weights: FusionWeight
             card.score *= weights.repeated_evidence
             card.explain["repeated_evidence"] = weights.repeated_evidence
         shown.add(evidence)
-    return sorted(cards, key=lambda c: (-c.score, c.id))
+    return sorted(cards, key=card_order)
 
 
 def spread_sessions(cards: list[Card], sessions: dict[str, str], weights: FusionWeights) -> list[Card]:
@@ -472,7 +494,7 @@ def spread_sessions(cards: list[Card], sessions: dict[str, str], weights: Fusion
         chosen_per_session[session] = chosen_per_session.get(session, 0) + 1
     for card in remaining:
         _apply_spread(card, spread_factor(card))
-    return sorted(chosen + remaining, key=lambda c: (-c.score, c.id))
+    return sorted(chosen + remaining, key=card_order)
 
 
 def _apply_spread(card: Card, spread_factor: float) -> None:

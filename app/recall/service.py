@@ -28,6 +28,7 @@ from app.recall.fusion import (
     Card,
     FusionWeights,
     Mode,
+    card_order,
     rank,
     reply_credit,
     to_card,
@@ -311,7 +312,7 @@ class Recall:
                 continue
             candidate = candidate_of(row)
             cards.append(to_card(candidate, scores[row["id"]], {"activation": scores[row["id"]]}))
-        return sorted(cards, key=lambda card: (-card.score, card.id))
+        return sorted(cards, key=card_order)
 
     def _replies(self, namespace: str, turn_ids: list[str]) -> list[dict[str, Any]]:
         """The turns up to two places from each of `turn_ids` in its session (`recall.replies` rows)."""
