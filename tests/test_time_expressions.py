@@ -112,6 +112,14 @@ EN_ROWS = [
     ("Lunch was yesterday at noon.", "yesterday at noon", "2024-05-14T12:00", "2024-05-14T12:00", INSTANT),
     ("I woke up 3 days ago at 6am.", "3 days ago at 6am", "2024-05-12T06:00", "2024-05-12T06:00", INSTANT),
     ("The call was at 9am on Tuesday.", "at 9am on Tuesday", "2024-05-14T09:00", "2024-05-14T09:00", INSTANT),
+    ("I flew to LA on Valentine's Day.", "Valentine's Day", "2024-02-14", "2024-02-15", DAY),
+    ("We met last Christmas.", "last Christmas", "2023-12-25", "2023-12-26", DAY),
+    ("See you next Thanksgiving!", "next Thanksgiving", "2024-11-28", "2024-11-29", DAY),
+    ("Easter 2024 was early.", "Easter 2024", "2024-03-31", "2024-04-01", DAY),
+    ("We got engaged at Christmas 2022.", "Christmas 2022", "2022-12-25", "2022-12-26", DAY),
+    ("We ate out on Mother’s Day.", "Mother’s Day", "2024-05-12", "2024-05-13", DAY),
+    ("I drove home over Thanksgiving.", "Thanksgiving", "2023-11-23", "2023-11-24", DAY),
+    ("Fireworks on the Fourth of July!", "the Fourth of July", "2023-07-04", "2023-07-05", DAY),
 ]
 
 ZH_ROWS = [
@@ -177,6 +185,11 @@ ZH_ROWS = [
     ("上周五晚上8点半我们吃饭。", "上周五晚上8点半", "2024-05-10T20:30", "2024-05-10T20:30", INSTANT),
     ("明天上午10:30开会。", "明天上午10:30", "2024-05-16T10:30", "2024-05-16T10:30", INSTANT),
     ("昨晚11点才睡。", "昨晚11点", "2024-05-14T23:00", "2024-05-14T23:00", INSTANT),
+    ("去年圣诞节我们去了哈尔滨。", "去年圣诞节", "2023-12-25", "2023-12-26", DAY),
+    ("情人节那天下雨了。", "情人节", "2024-02-14", "2024-02-15", DAY),
+    ("2022年国庆节我们在西安。", "2022年国庆节", "2022-10-01", "2022-10-02", DAY),
+    ("感恩节我们吃了火鸡。", "感恩节", "2023-11-23", "2023-11-24", DAY),  # the fourth Thursday of November
+    ("复活节我们去了教堂。", "复活节", "2024-03-31", "2024-04-01", DAY),
 ]
 
 
@@ -210,6 +223,14 @@ def test_tables_are_large_enough() -> None:
         ("The parcel arrives in 3 days.", "in 3 days", "2024-12-30", "2025-01-02", "2025-01-03", DAY),
         ("What did I do last week?", "last week", "2024-01-01", "2023-12-25", "2024-01-01", WEEK),
         ("周日我在家。", "周日", "2024-05-13", "2024-05-12", "2024-05-13", DAY),
+        ("We met last Christmas.", "last Christmas", "2024-12-25", "2023-12-25", "2023-12-26", DAY),
+        ("We met on Christmas.", "Christmas", "2024-12-25", "2024-12-25", "2024-12-26", DAY),
+        ("See you next Christmas.", "next Christmas", "2024-12-25", "2025-12-25", "2025-12-26", DAY),
+        ("Are you home for Christmas?", "Christmas", "2024-12-03", "2024-12-25", "2024-12-26", DAY),
+        ("Are you home for Christmas?", "Christmas", "2024-12-25", "2024-12-25", "2024-12-26", DAY),
+        ("Call me on Memorial Day.", "Memorial Day", "2024-06-10", "2024-05-27", "2024-05-28", DAY),
+        ("I rested on Labor Day.", "Labor Day", "2024-09-30", "2024-09-02", "2024-09-03", DAY),
+        ("On Father's Day we hiked.", "Father's Day", "2024-06-30", "2024-06-16", "2024-06-17", DAY),
     ],
 )
 def test_resolution_depends_on_reference(
@@ -253,6 +274,9 @@ def test_resolution_depends_on_reference(
         "他聪明天才一样。",
         "第一天后来下雨了。",
         "我们去听五月天的演唱会。",
+        "I bought a Christmas tree.",
+        "The Halloween party was loud.",
+        "我买了圣诞节礼物。",
     ],
 )
 def test_no_expression(sentence: str) -> None:
@@ -339,6 +363,7 @@ def test_naive_reference_raises() -> None:
         ("what did I eat yesterday at noon", ("2024-05-14", "2024-05-15")),  # an instant counts as its day
         ("去年三月和上个月我去了哪里", ("2023-03-01", "2024-05-01")),
         ("what are my plans for next month", ("2024-06-01", "2024-07-01")),
+        ("What was the airline that I flew with on Valentine's day?", ("2024-02-14", "2024-02-15")),
         ("tell me a joke", None),
         ("我们天天见面吗", None),
     ],

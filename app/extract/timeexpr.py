@@ -40,6 +40,17 @@ Semantics (all windows half-open, in the reference's time zone; weeks are ISO we
   5月10日 / 5月10号 / 五月十日, 2024年5月10日, 去年5月10日. Without a year, a date is the nearest
   one not after the reference day (past bias: turns mostly talk about the past; explicit future
   wording like "next"/"in N days"/明天 is future). "March 2023", 2023年3月, "2024-05" are MONTH.
+- Holidays (DAY): fixed ones (New Year's Day and Eve, Valentine's Day, St. Patrick's Day,
+  Independence Day / the Fourth of July, Halloween, Christmas Eve, Christmas, Boxing Day; 元旦,
+  情人节, 妇女节, 愚人节, 劳动节, 儿童节, 国庆节, 万圣节, 平安夜, 圣诞节) and the US floating ones
+  (Easter, Mother's Day, Memorial Day, Father's Day, Labor Day, Thanksgiving; 复活节, 母亲节, 父亲节,
+  感恩节). With a year ("Christmas 2022", 2022年圣诞节, 去年圣诞节) that year's; "last X" the most
+  recent one strictly before the reference day, "next X" the first one strictly after, "this X" the
+  one in the reference year; after "for" ("home for Christmas") the nearest one not before the
+  reference day; otherwise the nearest one not after it (past bias, as for dates). An English
+  holiday needs one of those words, a year, or a preposition before it ("on Valentine's Day", "over
+  Thanksgiving"): "a Christmas tree" and "the Halloween party" are things.
+  Holidays of the lunar calendar (春节, 中秋节, 端午节) are not resolved.
 - Times of day (INSTANT, start == end): a clock time next to a single-day expression, e.g.
   "at 3pm yesterday", "yesterday at 15:30", "last Friday at noon", 昨天下午3点, 上周五晚上8点半.
   A clock time alone is not an expression.
@@ -155,6 +166,121 @@ def _offset(today: date, n: int, unit: str) -> _Window:
     if unit == "month":
         return _month(*_shift_month(today.year, today.month, n))
     return _year(today.year + n)
+
+
+def _nth_weekday(year: int, month: int, weekday: int, n: int) -> date:
+    """The n-th `weekday` (Monday 0) of the month; n = -1 is the last one."""
+    if n > 0:
+        first = date(year, month, 1)
+        return first + timedelta(days=(weekday - first.weekday()) % 7 + 7 * (n - 1))
+    ny, nm = _shift_month(year, month, 1)
+    last = date(ny, nm, 1) - _ONE_DAY
+    return last - timedelta(days=(last.weekday() - weekday) % 7)
+
+
+def _easter(year: int) -> date:
+    """Western Easter Sunday (the anonymous Gregorian computus)."""
+    a, b, c = year % 19, year // 100, year % 100
+    d, e = divmod(b, 4)
+    g = (8 * b + 13) // 25
+    h = (19 * a + b - d - g + 15) % 30
+    i, k = divmod(c, 4)
+    l_ = (32 + 2 * e + 2 * i - h - k) % 7
+    m = (a + 11 * h + 19 * l_) // 433
+    month, day = divmod(h + l_ - 7 * m + 114, 31)
+    return date(year, month, day + 1)
+
+
+def _fixed(month: int, day: int) -> Callable[[int], date]:
+    return lambda year: date(year, month, day)
+
+
+def _floating(month: int, weekday: int, n: int) -> Callable[[int], date]:
+    return lambda year: _nth_weekday(year, month, weekday, n)
+
+
+_THANKSGIVING = _floating(11, 3, 4)
+_MOTHERS_DAY = _floating(5, 6, 2)
+_FATHERS_DAY = _floating(6, 6, 3)
+_CHRISTMAS = _fixed(12, 25)
+_NEW_YEAR = _fixed(1, 1)
+_VALENTINES = _fixed(2, 14)
+_HALLOWEEN = _fixed(10, 31)
+_CHRISTMAS_EVE = _fixed(12, 24)
+
+# The holiday's date in a given year, by its name as written (English apostrophes optional).
+_EN_HOLIDAYS: dict[str, Callable[[int], date]] = {
+    "new year's eve": _fixed(12, 31),
+    "new year's day": _NEW_YEAR,
+    "new year's": _NEW_YEAR,
+    "valentine's day": _VALENTINES,
+    "valentine's": _VALENTINES,
+    "st. patrick's day": _fixed(3, 17),
+    "st patrick's day": _fixed(3, 17),
+    "saint patrick's day": _fixed(3, 17),
+    "easter sunday": _easter,
+    "easter": _easter,
+    "mother's day": _MOTHERS_DAY,
+    "memorial day": _floating(5, 0, -1),
+    "father's day": _FATHERS_DAY,
+    "independence day": _fixed(7, 4),
+    "the fourth of july": _fixed(7, 4),
+    "the 4th of july": _fixed(7, 4),
+    "fourth of july": _fixed(7, 4),
+    "4th of july": _fixed(7, 4),
+    "labor day": _floating(9, 0, 1),
+    "labour day": _floating(9, 0, 1),
+    "halloween": _HALLOWEEN,
+    "thanksgiving day": _THANKSGIVING,
+    "thanksgiving": _THANKSGIVING,
+    "christmas eve": _CHRISTMAS_EVE,
+    "christmas day": _CHRISTMAS,
+    "christmas": _CHRISTMAS,
+    "xmas": _CHRISTMAS,
+    "boxing day": _fixed(12, 26),
+}
+_CN_HOLIDAYS: dict[str, Callable[[int], date]] = {
+    "元旦": _NEW_YEAR,
+    "情人节": _VALENTINES,
+    "妇女节": _fixed(3, 8),
+    "愚人节": _fixed(4, 1),
+    "复活节": _easter,
+    "劳动节": _fixed(5, 1),
+    "母亲节": _MOTHERS_DAY,
+    "儿童节": _fixed(6, 1),
+    "父亲节": _FATHERS_DAY,
+    "国庆节": _fixed(10, 1),
+    "万圣节": _HALLOWEEN,
+    "感恩节": _THANKSGIVING,
+    "平安夜": _CHRISTMAS_EVE,
+    "圣诞节": _CHRISTMAS,
+}
+# Words before an English holiday that make it a time ("on Valentine's Day", "over Thanksgiving").
+_EN_HOLIDAY_PREPOSITIONS = frozenset((
+    "on", "at", "for", "over", "during", "since", "before", "after", "until", "till", "by", "around", "from",
+))  # fmt: skip
+
+
+def _holiday_key(name: str) -> str:
+    return re.sub(r"\s+", " ", name.lower().replace("’", "'"))
+
+
+_EN_HOLIDAY_KEYS = {_holiday_key(name).replace("'", ""): day for name, day in _EN_HOLIDAYS.items()}
+
+
+def _holiday(day_in: Callable[[int], date], today: date, year: int | None, mod: int | None) -> _Window:
+    """A holiday's day: in `year` if given; else by `mod` (-1 last, 0 this, 1 next) or, without
+    one, the nearest not after `today`."""
+    if year is not None:
+        return _day(day_in(year))
+    if mod == 0:
+        return _day(day_in(today.year))
+    if mod is not None and mod > 0:
+        return _day(next(d for y in range(today.year, today.year + 2) if (d := day_in(y)) > today))
+    latest = next(d for y in range(today.year, today.year - 2, -1) if (d := day_in(y)) <= today)
+    if mod is not None and latest == today:
+        latest = day_in(today.year - 1)
+    return _day(latest)
 
 
 # --- vocabularies ---------------------------------------------------------------------------------
@@ -391,6 +517,28 @@ def _en_wd(m: re.Match[str], ctx: _Ctx) -> _Window | None:
     return _weekday(ctx.today, _EN_WEEKDAYS[m["wd_d"].lower()], None)
 
 
+def _en_holiday(m: re.Match[str], ctx: _Ctx) -> _Window | None:
+    mod = _EN_MODIFIERS[m["hol_mod"].lower()] if m["hol_mod"] else None
+    year = int(m["hol_y"]) if m["hol_y"] else None
+    day_in = _EN_HOLIDAY_KEYS[_holiday_key(m["hol"]).replace("'", "")]
+    if mod is not None or year is not None:
+        return _holiday(day_in, ctx.today, year, mod)
+    previous = _previous_word(ctx.text, m.start())
+    if previous == "for":  # "home for Christmas", "plans for Thanksgiving": the coming one
+        return _holiday(day_in, ctx.today - _ONE_DAY, None, 1)
+    if previous not in _EN_HOLIDAY_PREPOSITIONS:
+        return None  # "a Christmas tree", "the Halloween party": a thing, not a day
+    return _holiday(day_in, ctx.today, None, None)
+
+
+def _cn_holiday(m: re.Match[str], ctx: _Ctx) -> _Window | None:
+    if m["chy_y"]:
+        year: int | None = _cn_number(m["chy_y"])
+    else:
+        year = ctx.today.year + _CN_YEAR_WORDS[m["chy_w"]] if m["chy_w"] else None
+    return _holiday(_CN_HOLIDAYS[m["ch"]], ctx.today, year, None)
+
+
 def _cn_number(s: str) -> int:
     n = _cn_int(s)
     if n is None:
@@ -464,7 +612,16 @@ _Resolver = Callable[[re.Match[str], _Ctx], _Window | None]
 
 # English rules share a "no letter or digit on either side" guard. Where two rules can match at the
 # same position the first one listed wins, so longer forms come first.
+_EN_HOLIDAY_NAMES = "|".join(
+    r"\s+".join(re.escape(word).replace("'", "['’]?") for word in name.split())
+    for name in sorted(_EN_HOLIDAYS, key=len, reverse=True)
+)
 _EN_RULES: list[tuple[str, str, _Resolver]] = [
+    (
+        "en_holiday",
+        rf"(?:(?P<hol_mod>last|this|next)\s+)?(?P<hol>{_EN_HOLIDAY_NAMES})(?:,?\s+(?P<hol_y>(?:19|20)\d\d))?",
+        _en_holiday,
+    ),
     (
         "en_iso",
         r"(?P<iso_y>\d{4})(?P<iso_sep>[-/.])(?P<iso_m>\d{1,2})(?P=iso_sep)(?P<iso_d>\d{1,2})(?!\d|[.:/-]\d)",
@@ -497,6 +654,13 @@ _EN_RULES: list[tuple[str, str, _Resolver]] = [
 ]
 
 _CN_RULES: list[tuple[str, str, _Resolver]] = [
+    (
+        "cn_holiday",
+        # 圣诞节礼物 (a Christmas present) and 圣诞节树 are things
+        rf"(?:(?P<chy_y>{_CN_YEAR})年|(?P<chy_w>{_alternation(_CN_YEAR_WORDS)}))?"
+        rf"(?P<ch>{_alternation(_CN_HOLIDAYS)})(?!礼物|树|贺卡|装饰)",
+        _cn_holiday,
+    ),
     ("cn_full", rf"(?P<cf_y>{_CN_YEAR})年(?P<cf_m>{_CN_MONTH})月(?P<cf_d>{_CN_DAY})[日号]", _cn_full),
     ("cn_year_month", rf"(?P<cym_y>{_CN_YEAR})年(?P<cym_m>{_CN_MONTH})月份?", _cn_year_month),
     ("cn_year", rf"(?P<cy_y>{_CN_YEAR})年(?![代级])", _cn_year),
@@ -549,7 +713,7 @@ _RESOLVERS: dict[str, _Resolver] = {name: resolver for name, _, resolver in _EN_
 _PATTERN = re.compile(
     r"(?<![A-Za-z0-9])(?=[A-Za-z0-9])(?:"
     + "|".join(f"(?P<{name}>{pattern}){_EN_END}" for name, pattern, _ in _EN_RULES)
-    + r")|(?=[\d〇零一二两三四五六七八九十上下这本大前后昨今明去周星礼])(?:"
+    + r")|(?=[\d〇零一二两三四五六七八九十上下这本大前后昨今明去周星礼元情妇愚复劳母儿父国万感平圣])(?:"
     + "|".join(f"(?P<{name}>{pattern})" for name, pattern, _ in _CN_RULES)
     + ")",
     re.IGNORECASE,
