@@ -207,6 +207,9 @@ _NEW_YEAR = _fixed(1, 1)
 _VALENTINES = _fixed(2, 14)
 _HALLOWEEN = _fixed(10, 31)
 _CHRISTMAS_EVE = _fixed(12, 24)
+_ST_PATRICKS = _fixed(3, 17)
+_INDEPENDENCE_DAY = _fixed(7, 4)
+_LABOR_DAY = _floating(9, 0, 1)
 
 # The holiday's date in a given year, by its name as written (English apostrophes optional).
 _EN_HOLIDAYS: dict[str, Callable[[int], date]] = {
@@ -215,21 +218,21 @@ _EN_HOLIDAYS: dict[str, Callable[[int], date]] = {
     "new year's": _NEW_YEAR,
     "valentine's day": _VALENTINES,
     "valentine's": _VALENTINES,
-    "st. patrick's day": _fixed(3, 17),
-    "st patrick's day": _fixed(3, 17),
-    "saint patrick's day": _fixed(3, 17),
+    "st. patrick's day": _ST_PATRICKS,
+    "st patrick's day": _ST_PATRICKS,
+    "saint patrick's day": _ST_PATRICKS,
     "easter sunday": _easter,
     "easter": _easter,
     "mother's day": _MOTHERS_DAY,
     "memorial day": _floating(5, 0, -1),
     "father's day": _FATHERS_DAY,
-    "independence day": _fixed(7, 4),
-    "the fourth of july": _fixed(7, 4),
-    "the 4th of july": _fixed(7, 4),
-    "fourth of july": _fixed(7, 4),
-    "4th of july": _fixed(7, 4),
-    "labor day": _floating(9, 0, 1),
-    "labour day": _floating(9, 0, 1),
+    "independence day": _INDEPENDENCE_DAY,
+    "the fourth of july": _INDEPENDENCE_DAY,
+    "the 4th of july": _INDEPENDENCE_DAY,
+    "fourth of july": _INDEPENDENCE_DAY,
+    "4th of july": _INDEPENDENCE_DAY,
+    "labor day": _LABOR_DAY,
+    "labour day": _LABOR_DAY,
     "halloween": _HALLOWEEN,
     "thanksgiving day": _THANKSGIVING,
     "thanksgiving": _THANKSGIVING,
@@ -262,10 +265,11 @@ _EN_HOLIDAY_PREPOSITIONS = frozenset((
 
 
 def _holiday_key(name: str) -> str:
-    return re.sub(r"\s+", " ", name.lower().replace("’", "'"))
+    """A holiday's name as written, without case, apostrophes or extra spaces ("Valentines  day")."""
+    return re.sub(r"\s+", " ", re.sub("['’]", "", name.lower()))
 
 
-_EN_HOLIDAY_KEYS = {_holiday_key(name).replace("'", ""): day for name, day in _EN_HOLIDAYS.items()}
+_EN_HOLIDAY_KEYS = {_holiday_key(name): day for name, day in _EN_HOLIDAYS.items()}
 
 
 def _holiday(day_in: Callable[[int], date], today: date, year: int | None, mod: int | None) -> _Window:
@@ -520,7 +524,7 @@ def _en_wd(m: re.Match[str], ctx: _Ctx) -> _Window | None:
 def _en_holiday(m: re.Match[str], ctx: _Ctx) -> _Window | None:
     mod = _EN_MODIFIERS[m["hol_mod"].lower()] if m["hol_mod"] else None
     year = int(m["hol_y"]) if m["hol_y"] else None
-    day_in = _EN_HOLIDAY_KEYS[_holiday_key(m["hol"]).replace("'", "")]
+    day_in = _EN_HOLIDAY_KEYS[_holiday_key(m["hol"])]
     if mod is not None or year is not None:
         return _holiday(day_in, ctx.today, year, mod)
     previous = _previous_word(ctx.text, m.start())
