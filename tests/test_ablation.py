@@ -30,6 +30,7 @@ PRODUCT = RecallConfig(SpreadingSettings(), FusionWeights(), SemanticLinking())
         ("replies", ("weights", "reply", 0.0)),
         ("session-spread", ("weights", "session_spread", 1.0)),
         ("outside-window", ("weights", "outside_window", 0.0)),
+        ("excerpts", ("spreading", "excerpts", False)),
     ],
 )
 def test_each_ablation_changes_one_setting(name: str, changed: tuple[str | None, str, object]) -> None:

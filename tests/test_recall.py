@@ -247,6 +247,30 @@ def test_token_budget_cuts_the_cards(api, worker, namespace) -> None:
     assert [card["id"] for card in cut] == [card["id"] for card in full[: len(cut)]]
 
 
+LONG_TURN = (
+    "Morning Bob! Sorry for the late reply, the week has been a blur of meetings and school runs. "
+    "The quarterly report draft finally mentions the revenue growth in the northern region. "
+    "Anyway, how was your trip to the coast, did the weather hold up for you?"
+)
+
+
+def test_a_long_turn_shows_the_sentence_the_query_is_about(api, worker, namespace) -> None:
+    """The stored summary is the turn's head (the greeting); the card shows the sentence that matches
+    the query, marked with ellipses and `excerpt`, and the token budget counts that shorter text."""
+    turns = [_turn("s", 0, "Alice", LONG_TURN, START)]
+    turns += [_turn("s", i, "Bob", SMALL_TALK[i % len(SMALL_TALK)], START + timedelta(minutes=i)) for i in range(1, 6)]
+    _ingest(api, namespace, turns)
+    items = _recall(api, namespace, "quarterly report revenue", top_k=3)["items"]
+    turn = next(card for card in items if card["type"] == "Dialogue" and card["source_turn_ids"] == ["s:0"])
+    expected = "…The quarterly report draft finally mentions the revenue growth in the northern region.…"
+    assert turn["summary"] == expected and turn["excerpt"] is True
+    stored = api.get(f"/v1/namespaces/{namespace}/nodes/{turn['id']}").json()
+    assert stored["summary"].startswith("Morning Bob! Sorry for the late reply") and stored["content"] == LONG_TURN
+    budget = sum(estimate_tokens(card["summary"]) for card in items[: items.index(turn) + 1])
+    within = _recall(api, namespace, "quarterly report revenue", top_k=3, token_budget=budget)["items"]
+    assert within[-1]["summary"] == expected
+
+
 def test_chinese_recall_finds_the_fact(api, worker, namespace) -> None:
     _ingest(
         api, namespace, [_turn("s", 0, "王伟", "我住在北京。", START), _turn("s", 1, "王伟", "今天天气不错。", START)]

@@ -296,6 +296,10 @@ class MemoryCard(ResponseBody):
     outside_window: bool | None = Field(
         None, description="its time lies outside the query's time window: ranked below the window's memories"
     )
+    excerpt: bool | None = Field(
+        None,
+        description="the summary is the sentence of a longer content that the query is about ('…' marks the rest)",
+    )
     merged_ids: list[str] | None = Field(
         None, description="duplicates folded into this card (the same fact or summary): their ids"
     )

@@ -27,14 +27,11 @@ from app.domain.keys import Viewer
 from app.domain.tasks import TaskStatus, status_of
 from app.recall.fusion import Card
 from app.recall.neighbourhood import Neighbourhood, seen_by
-from app.recall.service import NO_MATCH, Recall, RecallRequest, fixed_size
+from app.recall.service import DETAIL_IDS_SIZE, NO_MATCH, Recall, RecallRequest, fixed_size
 from app.stores.graph import GraphStore
 
 ACTIVATION_DEPTH = 2
 ACTIVATION_LIMIT = 10
-# The details read always sends this many ids (padded with an id that matches nothing): one plan for
-# every request, as recall's reads do (app/recall/service.py, ENTITY_KEYS_SIZE). >= the top_k limit.
-DETAIL_IDS_SIZE = 100
 
 
 @dataclass(frozen=True)

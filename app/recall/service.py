@@ -14,14 +14,17 @@ from datetime import UTC, datetime
 from typing import Any, Protocol, TypeVar
 
 from app.domain.decay import SOFT_FORGET_THRESHOLD
+from app.domain.inputs import derive_summary
 from app.domain.keys import EVERYTHING, Viewer
 from app.domain.model import NodeType, Source
+from app.domain.passages import sentence_passages
 from app.domain.turns import Turn, dialogue_id
 from app.embedding import Embedder
 from app.extract.facts import normalize_name
 from app.memory.access import AccessLog
 from app.memory.hot_window import HotWindow
 from app.memory.learning import HebbianLearning
+from app.recall.excerpt import ELLIPSIS, excerpt
 from app.recall.fusion import (
     STATEMENT_TYPES,
     Candidate,
@@ -34,9 +37,11 @@ from app.recall.fusion import (
     to_card,
     within_budget,
 )
+from app.recall.neighbourhood import seen_by
 from app.recall.query import ParsedQuery, SlotVocabulary, dense_query, lucene_query, parse_query
 from app.stores.graph import GraphStore, parse_datetime
 from app.stores.vectors import VectorStore
+from app.stores.vectors.base import CONTEXT_PASSAGE, PASSAGE_KEY
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 NO_WINDOW = EPOCH  # the window parameters of a query that names no time
@@ -54,7 +59,12 @@ LUCENE_CHARS = 800  # the bucket of 101-1000 characters; longer queries drop the
 # Not valid namespace names (they have spaces), so the warm-up can never read real data. Names are
 # 1-64 characters: two size buckets (see ENTITY_KEYS_SIZE), one warm-up each.
 WARM_UP_NAMESPACES = ("warm up", "warm up the longer names")
+# The details read (`recall.details`: recall's excerpts, the context builder) always sends this many
+# ids (padded with NO_MATCH): one plan for every request. >= the top_k limit.
+DETAIL_IDS_SIZE = 100
 T = TypeVar("T")
+# The cold path's vector scores, the cards of its hits, and the sentence point each turn was found by.
+ColdHits = tuple[dict[str, float], list[dict[str, Any]], dict[str, int]]
 
 
 @dataclass(frozen=True)
@@ -100,6 +110,8 @@ class SpreadingSettings:
     slot_only_score: float = 0.6  # a fact whose slot the query names, subject not named
     window_score: float = 0.5  # an event inside the query's time window
     co_activate_top: int = 5  # the leading cards of a recall count as co-activated
+    # A card whose summary was cut shows the sentence the query is about (app/recall/excerpt.py).
+    excerpts: bool = True
 
     def __post_init__(self) -> None:
         # The fixed parameter sizes must hold every seed and hit (see ENTITY_KEYS_SIZE).
@@ -199,7 +211,10 @@ class Recall:
         replies = self._credit_replies(namespace, parsed, ranked, candidates, focus_session, request.agent_id)
         if replies:
             ranked = ranked_candidates()
-        cards = within_budget(ranked[: request.top_k], request.token_budget)
+        shown = ranked[: request.top_k]
+        if self.spreading.excerpts:
+            self._show_excerpts(namespace, parsed, shown, candidates, cold[2], request.viewer)
+        cards = within_budget(shown, request.token_budget)
         self._record(namespace, cards)
         stats = {
             "hot_ms": round(hot_ms, 2),
@@ -291,13 +306,19 @@ class Recall:
 
     # -- cold path ---------------------------------------------------------------------------
 
-    def _cold(self, namespace: str, parsed: ParsedQuery) -> tuple[dict[str, float], list[dict[str, Any]]]:
-        """Vector hits and their cards (read here, while the hot query still runs)."""
+    def _cold(self, namespace: str, parsed: ParsedQuery) -> ColdHits:
+        """Vector hits and their cards (read here, while the hot query still runs), and the sentence
+        point (passage number) each turn was found by, when it was one."""
         vector = self.embedder.embed_queries([dense_query(parsed.text, parsed.speakers)])[0]
         hits = self.vectors.search(namespace, vector, limit=self.spreading.cold_limit)
         # Only the order counts: fusion turns these cosines into rank scores.
         scores = {hit.node_id: max(0.0, hit.score) for hit in hits} if any(hit.score > 0 for hit in hits) else {}
-        return scores, self._cards(namespace, list(scores))
+        passages = {
+            hit.node_id: int(hit.payload[PASSAGE_KEY])
+            for hit in hits
+            if hit.payload.get(PASSAGE_KEY, 0) not in (0, CONTEXT_PASSAGE)
+        }
+        return scores, self._cards(namespace, list(scores)), passages
 
     def cards_for(self, namespace: str, scores: Mapping[str, float], viewer: Viewer = EVERYTHING) -> list[Card]:
         """The cards of the given nodes without a query, scored by the caller (explained as
@@ -332,14 +353,14 @@ class Recall:
     @staticmethod
     def _candidates(
         hot: list[dict[str, Any]],
-        cold: tuple[dict[str, float], list[dict[str, Any]]],
+        cold: ColdHits,
         pending_turns: dict[str, tuple[dict[str, Any], float]],
         focus_session: str | None,
         agent_id: str | None,
         named: Sequence[str],
     ) -> dict[str, Candidate]:
         """Hot rows and cold cards (both carry the card fields) plus pending hot-window turns."""
-        cold_scores, cold_cards = cold
+        cold_scores, cold_cards, _ = cold
         nodes = {row["id"]: row for row in [*cold_cards, *hot]}
         candidates: dict[str, Candidate] = {}
         for node_id, (turn_node, hot_score) in pending_turns.items():
@@ -394,6 +415,38 @@ class Recall:
                 mark_context(candidate, focus_session, agent_id, frozenset(parsed.entity_keys))
             candidate.reply, candidate.reply_ceiling = value, ceiling
         return len(credit)
+
+    def _show_excerpts(
+        self,
+        namespace: str,
+        parsed: ParsedQuery,
+        cards: Sequence[Card],
+        candidates: Mapping[str, Candidate],
+        matched_passages: Mapping[str, int],
+        viewer: Viewer,
+    ) -> None:
+        """Cards whose summary was cut show the sentence of their content the query is about
+        (`excerpt`), flagged `excerpt`; one read of the contents (`recall.details`), none when no
+        summary was cut. Before the token budget, which then holds more of the shorter cards."""
+        cut = [card for card in cards if card.summary.endswith(ELLIPSIS)]
+        if not cut:
+            return
+        contents = {card.id: candidates[card.id].node.get("content") for card in cut}
+        stored = [card.id for card in cut if contents[card.id] is None]
+        if stored:
+            ids = fixed_size(stored, DETAIL_IDS_SIZE, NO_MATCH)
+            rows = self.graph.read("recall.details", namespace=namespace, ids=ids, **seen_by(viewer))
+            contents.update({row["id"]: row["content"] for row in rows})
+        named = set(parsed.speaker_terms)
+        terms = [term for term in (*parsed.terms, *parsed.variants) if term not in named]
+        for card in cut:
+            content = contents.get(card.id)
+            if not isinstance(content, str):
+                continue
+            shown = excerpt(content, terms, _matched_sentence(content, matched_passages.get(card.id)))
+            if shown is not None:
+                card.summary = shown
+                card.flags["excerpt"] = True
 
     def _record(self, namespace: str, cards: list[Card]) -> None:
         """Accesses for every card returned, co-activation among the leading ones (Redis only; the
@@ -453,10 +506,20 @@ def subject_key_of(node: Mapping[str, Any]) -> str | None:
     return normalize_name(str(speaker)) if speaker else None
 
 
+def _matched_sentence(content: str, passage: int | None) -> str | None:
+    """The sentence of a turn whose own vector (sentence point `passage`, numbered from 1 as the
+    write path stored them: `SemanticIndexer.passages_of`) the cold path matched."""
+    if not passage:
+        return None
+    said = sentence_passages(content)
+    return said[passage - 1] if passage <= len(said) else None
+
+
 def _turn_node(turn: Turn) -> dict[str, Any]:
     return {
         "label": f"{turn.speaker}: {turn.text[:80]}",
-        "summary": turn.text[:150],
+        "summary": derive_summary(turn.text),
+        "content": turn.text,
         "source": Source.USER_STATED.value,
         "confidence": 1.0,
         "source_turn_ids": [turn.turn_id],
