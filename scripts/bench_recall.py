@@ -851,7 +851,7 @@ def report_hot_path_alone(runtime: Runtime, queries: list[tuple[str, str]], now:
     times = []
     for _, query in queries:
         request = RecallRequest(query, now=now)
-        parsed = parse_query(query, now, recall.vocabulary)
+        parsed = parse_query(query, now, recall.vocabulary, recall.categories)
         start = time.perf_counter()
         recall.hot_path(NAMESPACE, parsed, request)
         times.append((time.perf_counter() - start) * 1000)

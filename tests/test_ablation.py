@@ -30,6 +30,7 @@ PRODUCT = RecallConfig(SpreadingSettings(), FusionWeights(), SemanticLinking())
         ("replies", ("weights", "reply", 0.0)),
         ("session-spread", ("weights", "session_spread", 1.0)),
         ("outside-window", ("weights", "outside_window", 0.0)),
+        ("category-members", ("spreading", "member_boost", 0.0)),
         ("excerpts", ("spreading", "excerpts", False)),
     ],
 )

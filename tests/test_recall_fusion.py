@@ -24,6 +24,7 @@ from app.recall.fusion import (
     within_budget,
 )
 from app.recall.query import (
+    CategoryVocabulary,
     SlotVocabulary,
     asks_to_aggregate,
     dense_query,
@@ -189,6 +190,33 @@ def test_lucene_query_weighs_the_variants() -> None:
     terms = '("hike" "hiking"^0.5 "hiked"^0.5)'
     assert query == f"+namespace_term:ns6e73 +(summary:{terms} content:{terms})"
     assert lucene_query("ns", ("hike",), ("hiking",), 0.0) == lucene_query("ns", ("hike",))
+
+
+def test_a_category_the_query_names_brings_its_members_in_the_querys_script_first() -> None:
+    slots, categories = SlotVocabulary.load(), CategoryVocabulary.load()
+    parsed = parse_query("What instruments does Melanie play?", NOW, slots, categories)
+    english = ("violin", "viola", "cello", "clarinet", "guitar", "piano")
+    assert parsed.members[:6] == english and "小提琴" in parsed.members
+    assert parsed.members.index("小提琴") > parsed.members.index("oboe")  # the other script after
+    assert parse_query("她会什么乐器？", NOW, slots, categories).members[:3] == ("小提琴", "中提琴", "大提琴")
+    assert parse_query("What instruments does Melanie play?", NOW, slots).members == ()
+    assert parse_query("Where does Melanie play?", NOW, slots, categories).members == ()
+    # A member the query says itself is a term, not a member again.
+    assert "piano" not in parse_query("Which instruments besides the piano?", NOW, slots, categories).members
+
+
+def test_a_category_without_members_is_refused(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "categories.yaml"
+    path.write_text("categories:\n  pet:\n    names: [pets]\n")
+    with pytest.raises(ValueError, match="category 'pet' needs lists 'names' and 'members'"):
+        CategoryVocabulary.load(path)
+
+
+def test_lucene_query_weighs_the_members() -> None:
+    query = lucene_query("ns", ("pets",), (), 0.0, members=("dog", "cat"), member_boost=0.5)
+    terms = '("pets" "dog"^0.5 "cat"^0.5)'
+    assert query == f"+namespace_term:ns6e73 +(summary:{terms} content:{terms})"
+    assert lucene_query("ns", ("pets",), members=("dog",), member_boost=0.0) == lucene_query("ns", ("pets",))
 
 
 def test_the_named_speakers_are_left_out_of_the_embedded_query() -> None:

@@ -8,8 +8,13 @@ from app.recall.query import ParsedQuery, lucene_query
 from app.recall.service import LUCENE_CHARS, NO_MATCH, SpreadingSettings, fixed_lucene, fixed_size
 
 
-def parsed(terms: tuple[str, ...], variants: tuple[str, ...] = (), speakers: tuple[str, ...] = ()) -> ParsedQuery:
-    return ParsedQuery(" ".join(terms), terms, variants, (), (), None, speakers)
+def parsed(
+    terms: tuple[str, ...],
+    variants: tuple[str, ...] = (),
+    speakers: tuple[str, ...] = (),
+    members: tuple[str, ...] = (),
+) -> ParsedQuery:
+    return ParsedQuery(" ".join(terms), terms, variants, (), (), None, speakers, members=members)
 
 
 def test_lists_are_cut_or_padded_to_their_size() -> None:
@@ -24,12 +29,12 @@ def test_the_lucene_query_is_padded_to_one_length_and_keeps_its_first_terms() ->
     short = fixed_lucene("team-a", parsed(("car",)))
     assert len(short) == LUCENE_CHARS and short.rstrip() == lucene_query("team-a", ("car",))
     assert fixed_lucene("team-a", parsed(())) == " " * LUCENE_CHARS  # blank: no full-text seeds
-    many = tuple(f"word{i}" for i in range(200))
+    many = tuple(f"word{i}" for i in range(1000))
     long = fixed_lucene("team-a", parsed(many))
     assert len(long) == LUCENE_CHARS
     kept = long.rstrip()
     kept_terms = kept.count('"word') // kept.count('"word0"')  # each term appears once per field
-    assert 1 < kept_terms < 200 and kept == lucene_query("team-a", many[:kept_terms])
+    assert 1 < kept_terms < 1000 and kept == lucene_query("team-a", many[:kept_terms])
     assert len(lucene_query("team-a", many[: kept_terms + 1]) or "") > LUCENE_CHARS  # as many as fit
 
 
@@ -41,6 +46,16 @@ def test_the_lucene_query_drops_variants_before_terms() -> None:
     kept = long.count('"variant') // 2
     assert long == lucene_query("team-a", terms, variants[:kept], 0.5)
     assert fixed_lucene("team-a", parsed(terms, variants), 0.0) == fixed_lucene("team-a", parsed(terms))
+
+
+def test_the_lucene_query_drops_members_before_variants() -> None:
+    terms, variants = ("word0", "word1"), ("variant0", "variant1")
+    members = tuple(f"member{i}" for i in range(400))
+    long = fixed_lucene("team-a", parsed(terms, variants, members=members), 0.5, 1.0, 0.5).rstrip()
+    kept = long.count('"member') // 2
+    assert 0 < kept < 400 and long == lucene_query("team-a", terms, variants, 0.5, (), 1.0, members[:kept], 0.5)
+    without = fixed_lucene("team-a", parsed(terms, variants, members=members), 0.5, 1.0, 0.0)
+    assert without == fixed_lucene("team-a", parsed(terms, variants), 0.5)
 
 
 def test_a_named_speakers_name_weighs_the_speaker_boost() -> None:

@@ -32,6 +32,7 @@ ABLATIONS: dict[str, str] = {
     "replies": "no credit for a named speaker's turns beside the leading cards",
     "session-spread": "a query asking for a count or a total does not spread its leading cards over sessions",
     "outside-window": "memories outside a query's time window are dropped, not ranked below its own",
+    "category-members": "no members of a category the query names ('camping' for 'activities') in the full-text query",
     "excerpts": "a card whose summary was cut shows the head of its content, not the sentence the query is about",
 }
 
@@ -77,6 +78,8 @@ def ablated(config: RecallConfig, names: Iterable[str]) -> RecallConfig:
             sentence_points = False
         elif name == "replies":
             weights = replace(weights, reply=0.0)
+        elif name == "category-members":
+            spreading = replace(spreading, member_boost=0.0)
         elif name == "excerpts":
             spreading = replace(spreading, excerpts=False)
         elif name == "session-spread":

@@ -20,8 +20,10 @@ _LUCENE_SPECIAL = re.compile(r'([\\"])')
 MAX_NGRAM = 3
 MAX_TERMS = 64
 MAX_VARIANTS = 64
+MAX_MEMBERS = 64
 _VOWELS = frozenset("aeiou")
 SLOT_WORDS_FILE = Path(__file__).resolve().parents[1] / "data" / "slot_words.yaml"
+CATEGORY_WORDS_FILE = Path(__file__).resolve().parents[1] / "data" / "category_words.yaml"
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,45 @@ class SlotVocabulary:
 
 
 @dataclass(frozen=True)
+class CategoryVocabulary:
+    """Query words that name a category ("activities", "instruments", 乐器) and words of its members
+    ("camping", "violin", 小提琴; app/data/category_words.yaml): a memory tells the instance and rarely
+    names its category, so the full-text query asks for the members too. English names by token,
+    Chinese ones by substring, as `SlotVocabulary`."""
+
+    by_name: dict[str, tuple[str, ...]]
+
+    @classmethod
+    def load(cls, path: Path = CATEGORY_WORDS_FILE) -> CategoryVocabulary:
+        data = read_yaml(path, "category words")
+        categories = data.get("categories") if isinstance(data, dict) else None
+        if not isinstance(categories, dict) or not categories:
+            raise ValueError(f"category words {path}: expected a non-empty mapping under 'categories'")
+        by_name: dict[str, list[str]] = {}
+        for category, entry in categories.items():
+            names, members = _word_list(entry, "names"), _word_list(entry, "members")
+            if not names or not members:
+                raise ValueError(f"category words {path}: category {category!r} needs lists 'names' and 'members'")
+            for name in names:
+                by_name.setdefault(name.lower(), []).extend(member.lower() for member in members)
+        return cls({name: tuple(dict.fromkeys(members)) for name, members in by_name.items()})
+
+    def members(self, text: str, terms: tuple[str, ...]) -> list[str]:
+        """The members of the categories the query names, first named first, those in the query's own
+        script (Chinese or not) before the others (which find memories in the other language)."""
+        found = [member for term in terms for member in self.by_name.get(term, ())]
+        found += [m for name, members in self.by_name.items() if not name.isascii() and name in text for m in members]
+        chinese = CJK_RUN.search(text) is not None
+        return sorted(dict.fromkeys(found), key=lambda member: (CJK_RUN.search(member) is not None) != chinese)
+
+
+def _word_list(entry: object, key: str) -> list[str]:
+    """`entry[key]` when it is a list of non-empty strings, else []."""
+    words = entry.get(key) if isinstance(entry, dict) else None
+    return words if isinstance(words, list) and all(isinstance(w, str) and w for w in words) else []
+
+
+@dataclass(frozen=True)
 class ParsedQuery:
     text: str
     terms: tuple[str, ...]  # distinct lexical tokens (words, CJK bigrams), stop words dropped
@@ -63,6 +104,8 @@ class ParsedQuery:
     speakers: tuple[str, ...] = ()
     # The query asks for a count or a total (`asks_to_aggregate`): its answer adds up several memories.
     aggregate: bool = False
+    # Words of the members of the categories the query names (`CategoryVocabulary`), not its terms.
+    members: tuple[str, ...] = ()
 
     def with_speakers(self, keys: tuple[str, ...]) -> ParsedQuery:
         return replace(self, speakers=keys)
@@ -81,6 +124,8 @@ def lucene_query(
     variant_boost: float = 0.0,
     speaker_terms: tuple[str, ...] = (),
     speaker_boost: float = 1.0,
+    members: tuple[str, ...] = (),
+    member_boost: float = 0.0,
 ) -> str | None:
     """The full-text query: the namespace's term (`namespace_term`) required, then any of the terms
     in a node's summary or content. Every value is a quoted phrase with `"` and `\\` escaped, so no
@@ -91,7 +136,8 @@ def lucene_query(
     the index does not stem, so "What did Caroline research?" missed "Researching adoption agencies".
     `speaker_terms` (a named speaker's name) weigh `speaker_boost`: the turns that say a speaker's
     name are mostly greetings to them ("Thanks, Caroline!"), and at full weight they outranked the
-    turn that held the question's other words."""
+    turn that held the question's other words. `members` (words of the members of a category the query
+    names: "camping" for "activities") follow with the weight `member_boost` (none at 0)."""
     if not terms:
         return None
 
@@ -105,6 +151,8 @@ def lucene_query(
     wanted = " ".join(weighted(term) for term in terms)
     if variant_boost > 0:
         wanted += "".join(f" {phrase(variant)}^{variant_boost:g}" for variant in variants)
+    if member_boost > 0:
+        wanted += "".join(f" {phrase(member)}^{member_boost:g}" for member in members)
     return f"+namespace_term:{namespace_term(namespace)} +(summary:({wanted}) content:({wanted}))"
 
 
@@ -149,7 +197,9 @@ def _with_bases(words: list[str]) -> list[str]:
     return out
 
 
-def parse_query(text: str, now: datetime, vocabulary: SlotVocabulary) -> ParsedQuery:
+def parse_query(
+    text: str, now: datetime, vocabulary: SlotVocabulary, categories: CategoryVocabulary | None = None
+) -> ParsedQuery:
     times = find_time_expressions(text, now)
     # The words of a time expression ("last week", "三天前") are the window's job, not full text:
     # they match every turn that says them (tens of thousands at 1M nodes), slowly and off-topic.
@@ -157,14 +207,17 @@ def parse_query(text: str, now: datetime, vocabulary: SlotVocabulary) -> ParsedQ
     terms = _distinct(_with_bases(tokens(untimed)), MAX_TERMS)
     names = _capitalized_only(untimed)
     found = [v for term in terms if term not in names for v in word_variants(term)]
+    variants = tuple(v for v in _distinct(found, MAX_VARIANTS + len(terms)) if v not in terms)[:MAX_VARIANTS]
+    members = categories.members(untimed.lower(), terms) if categories is not None else []
     return ParsedQuery(
         text=text,
         terms=terms,
-        variants=tuple(v for v in _distinct(found, MAX_VARIANTS + len(terms)) if v not in terms)[:MAX_VARIANTS],
+        variants=variants,
         entity_keys=_distinct(_with_bases(_entity_keys(text)), 4 * MAX_TERMS),
         slot_keys=_distinct(_slot_keys(text, terms, vocabulary), MAX_TERMS),
         window=window_of(times),
         aggregate=asks_to_aggregate(text),
+        members=tuple(m for m in members if m not in terms and m not in variants)[:MAX_MEMBERS],
     )
 
 

@@ -38,7 +38,7 @@ from app.recall.fusion import (
     within_budget,
 )
 from app.recall.neighbourhood import seen_by
-from app.recall.query import ParsedQuery, SlotVocabulary, dense_query, lucene_query, parse_query
+from app.recall.query import CategoryVocabulary, ParsedQuery, SlotVocabulary, dense_query, lucene_query, parse_query
 from app.stores.graph import GraphStore, parse_datetime
 from app.stores.vectors import VectorStore
 from app.stores.vectors.base import CONTEXT_PASSAGE, PASSAGE_KEY
@@ -55,7 +55,7 @@ ENTITY_KEYS_SIZE = 64
 SLOT_KEYS_SIZE = 32
 HOT_SEEDS_SIZE = 16  # >= SpreadingSettings.hot_limit
 CARD_IDS_SIZE = 32  # >= SpreadingSettings.cold_limit
-LUCENE_CHARS = 800  # the bucket of 101-1000 characters; longer queries drop their last terms
+LUCENE_CHARS = 4000  # the bucket of 1001-10000 characters; longer queries drop their last words
 # Not valid namespace names (they have spaces), so the warm-up can never read real data. Names are
 # 1-64 characters: two size buckets (see ENTITY_KEYS_SIZE), one warm-up each.
 WARM_UP_NAMESPACES = ("warm up", "warm up the longer names")
@@ -99,6 +99,9 @@ class SpreadingSettings:
     # Lucene weight of the query words' other inflections (app/recall/query.word_variants); 0: none.
     # 1.0 (as stemming) measured above 0.5 on LoCoMo dev (docs/benchmarks.md, "Word variants").
     variant_boost: float = 1.0
+    # Lucene weight of the members of a category the query names (app/data/category_words.yaml:
+    # "camping" for "activities"); 0: none (docs/benchmarks.md, "Categories").
+    member_boost: float = 1.0
     # Look up the speakers the query names (`recall.speakers`): their names weigh `speaker_boost` in
     # the full-text query and are left out of the embedded one (docs/benchmarks.md, "Speaker names and
     # context points").
@@ -155,6 +158,7 @@ class Recall:
         self.weights = weights or FusionWeights()
         self.observer = observer
         self.vocabulary = SlotVocabulary.load()
+        self.categories = CategoryVocabulary.load()
         # The cold path runs beside the hot one; a small shared pool (2 cores here).
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="recall-cold")
 
@@ -166,7 +170,7 @@ class Recall:
         """Plan the read queries once at start-up (planning the hot query takes about a second), so no
         user request pays for it (their parameters always have the same types and size buckets:
         one plan per namespace-name bucket)."""
-        parsed = parse_query("what did I do last week", datetime.now(UTC), self.vocabulary)
+        parsed = parse_query("what did I do last week", datetime.now(UTC), self.vocabulary, self.categories)
         for namespace in WARM_UP_NAMESPACES:
             self._speakers(namespace, parsed)
             self._graph_seeds_and_spread(namespace, parsed, [])
@@ -176,7 +180,7 @@ class Recall:
     def recall(self, namespace: str, request: RecallRequest) -> RecallResult:
         start = time.perf_counter()
         now = request.now or datetime.now(UTC)
-        parsed = parse_query(request.query, now, self.vocabulary)
+        parsed = parse_query(request.query, now, self.vocabulary, self.categories)
         if self.spreading.speaker_names:
             parsed = parsed.with_speakers(self._speakers(namespace, parsed))
         cold_future = self._pool.submit(self._timed, self._cold, namespace, parsed)
@@ -270,7 +274,7 @@ class Recall:
         [record] = self.graph.read(
             "recall.hot",
             namespace=namespace,
-            lucene=fixed_lucene(namespace, parsed, s.variant_boost, s.speaker_boost),
+            lucene=fixed_lucene(namespace, parsed, s.variant_boost, s.speaker_boost, s.member_boost),
             # Every parameter always has the same type and size bucket (lists of fixed sizes, the
             # Lucene string padded): the plan made by `warm_up` is the one every recall uses.
             entity_keys=fixed_size(parsed.entity_keys, ENTITY_KEYS_SIZE, NO_MATCH),
@@ -462,17 +466,30 @@ def fixed_size(values: Sequence[T], size: int, filler: T) -> list[T]:
     return [*values[:size], *[filler] * (size - len(values))]
 
 
-def fixed_lucene(namespace: str, parsed: ParsedQuery, variant_boost: float = 0.0, speaker_boost: float = 1.0) -> str:
+def fixed_lucene(
+    namespace: str,
+    parsed: ParsedQuery,
+    variant_boost: float = 0.0,
+    speaker_boost: float = 1.0,
+    member_boost: float = 0.0,
+) -> str:
     """The full-text query padded with spaces to LUCENE_CHARS (blank: no full-text seeds), without
-    the last variants, then the last terms, when it would be longer (see ENTITY_KEYS_SIZE)."""
+    the last category members, then the last variants, then the last terms, when it would be longer
+    (see ENTITY_KEYS_SIZE)."""
     terms, variants = parsed.terms, parsed.variants if variant_boost > 0 else ()
+    members = parsed.members if member_boost > 0 else ()
     speaker_terms = parsed.speaker_terms
 
     def query() -> str:
-        return lucene_query(namespace, terms, variants, variant_boost, speaker_terms, speaker_boost) or ""
+        return (
+            lucene_query(namespace, terms, variants, variant_boost, speaker_terms, speaker_boost, members, member_boost)
+            or ""
+        )
 
-    while len(query()) > LUCENE_CHARS and (terms or variants):
-        if variants:
+    while len(query()) > LUCENE_CHARS and (terms or variants or members):
+        if members:
+            members = members[:-1]
+        elif variants:
             variants = variants[:-1]
         else:
             terms = terms[:-1]
@@ -485,9 +502,7 @@ def candidate_of(row: Mapping[str, Any]) -> Candidate:
     return Candidate(row["id"], row["type"], row["node"] | times)
 
 
-def mark_context(
-    candidate: Candidate, focus_session: str | None, agent_id: str | None, named: frozenset[str]
-) -> None:
+def mark_context(candidate: Candidate, focus_session: str | None, agent_id: str | None, named: frozenset[str]) -> None:
     """Whether the candidate belongs to the current focus (its session, or the asking agent's
     memories) and whether it is about someone the query names."""
     node = candidate.node

@@ -98,8 +98,9 @@ _TOOLS = [
         description=(
             "Search the team's shared long-term memory with a question or topic in natural language. Use it "
             "first, whenever past conversations, facts, decisions, people or tasks could help. Returns memory "
-            "cards, best first: id, type, a summary of at most 150 characters, score, the parts of the score, "
-            "source turn ids and times; no full texts (read_memory_node gives one in full). `top_k` cards "
+            "cards, best first: id, type, a summary of at most 150 characters (of a longer memory, the sentence "
+            "the query is about, with '…' and `excerpt`), score, the parts of the score, source turn ids "
+            "and times; no full texts (read_memory_node gives one in full). `top_k` cards "
             "(default 10, at most 100); `token_budget` cuts them to fit that many tokens. Also `took_ms` and "
             "timing stats."
         ),
