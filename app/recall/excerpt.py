@@ -3,11 +3,11 @@
 A stored summary is the head of the content (`derive_summary`), which for a conversation turn is
 often a greeting ("Hey Caroline, hope all's good! I had a quiet weekend after we went camping…").
 A recall card whose summary was cut shows instead the sentence of the content that shares the most
-of the query's terms (its words, their inflections, CJK bigrams; not the named speakers' names,
-which greetings repeat), or else the sentence whose own vector the cold path matched: shorter than
-the head and about the question, so more evidence fits a token budget (docs/benchmarks.md,
-"Excerpts"). "…" marks the text left out before or after it; the full content stays one request
-away (GET …/nodes/{id})."""
+of the query's terms (its words, their inflections, the members of a category it names, CJK
+bigrams; not the named speakers' names, which greetings repeat), or else the sentence whose own
+vector the cold path matched: shorter than the head and about the question, so more evidence fits a
+token budget (docs/benchmarks.md, "Excerpts and categories"). "…" marks the text left out before or
+after it; the full content stays one request away (GET …/nodes/{id})."""
 
 from __future__ import annotations
 

@@ -100,7 +100,7 @@ class SpreadingSettings:
     # 1.0 (as stemming) measured above 0.5 on LoCoMo dev (docs/benchmarks.md, "Word variants").
     variant_boost: float = 1.0
     # Lucene weight of the members of a category the query names (app/data/category_words.yaml:
-    # "camping" for "activities"); 0: none (docs/benchmarks.md, "Categories").
+    # "camping" for "activities"); 0: none (docs/benchmarks.md, "Excerpts and categories").
     member_boost: float = 1.0
     # Look up the speakers the query names (`recall.speakers`): their names weigh `speaker_boost` in
     # the full-text query and are left out of the embedded one (docs/benchmarks.md, "Speaker names and
@@ -442,7 +442,8 @@ class Recall:
             rows = self.graph.read("recall.details", namespace=namespace, ids=ids, **seen_by(viewer))
             contents.update({row["id"]: row["content"] for row in rows})
         named = set(parsed.speaker_terms)
-        terms = [term for term in (*parsed.terms, *parsed.variants) if term not in named]
+        members = parsed.members if self.spreading.member_boost > 0 else ()
+        terms = [term for term in (*parsed.terms, *parsed.variants, *members) if term not in named]
         for card in cut:
             content = contents.get(card.id)
             if not isinstance(content, str):
