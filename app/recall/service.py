@@ -448,7 +448,9 @@ class Recall:
             content = contents.get(card.id)
             if not isinstance(content, str):
                 continue
-            shown = excerpt(content, terms, _matched_sentence(content, matched_passages.get(card.id)))
+            # Only a turn's passages are its sentences (other nodes' passages are windows of their text).
+            passage = matched_passages.get(card.id) if card.type == NodeType.DIALOGUE.value else None
+            shown = excerpt(content, terms, _matched_sentence(content, passage))
             if shown is not None:
                 card.summary = shown
                 card.flags["excerpt"] = True
