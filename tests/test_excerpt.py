@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from app.recall.excerpt import excerpt
+from app.recall.service import sentence_of_passage
 
 CAMPING = (
     "Hey Caroline, hope all's good! I had a quiet weekend after we went camping with my fam two weekends "
@@ -50,3 +51,10 @@ def test_chinese_sentences_match_by_their_bigrams() -> None:
     busy, trip = "最近工作特别忙，每天都加班到很晚。", "上周五我们全家去杭州西湖划船了。周末还想再去一次。"
     content = "你好！" + busy * 3 + trip * 2
     assert excerpt(content, ["西湖", "划船"], limit=40) == "…上周五我们全家去杭州西湖划船了。…"
+
+
+def test_a_turns_passage_number_names_its_sentence_point() -> None:
+    # Passage 0 is the whole turn; 1.. its sentences of five words or more, as the write path stored them.
+    assert sentence_of_passage(CAMPING, 1) == "Hey Caroline, hope all's good!"
+    assert sentence_of_passage(CAMPING, 3) == "It was great to unplug and hang with the kids."
+    assert sentence_of_passage(CAMPING, None) is None and sentence_of_passage(CAMPING, 9) is None

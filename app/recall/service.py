@@ -450,7 +450,7 @@ class Recall:
                 continue
             # Only a turn's passages are its sentences (other nodes' passages are windows of their text).
             passage = matched_passages.get(card.id) if card.type == NodeType.DIALOGUE.value else None
-            shown = excerpt(content, terms, _matched_sentence(content, passage))
+            shown = excerpt(content, terms, sentence_of_passage(content, passage))
             if shown is not None:
                 card.summary = shown
                 card.flags["excerpt"] = True
@@ -524,7 +524,7 @@ def subject_key_of(node: Mapping[str, Any]) -> str | None:
     return normalize_name(str(speaker)) if speaker else None
 
 
-def _matched_sentence(content: str, passage: int | None) -> str | None:
+def sentence_of_passage(content: str, passage: int | None) -> str | None:
     """The sentence of a turn whose own vector (sentence point `passage`, numbered from 1 as the
     write path stored them: `SemanticIndexer.passages_of`) the cold path matched."""
     if not passage:
