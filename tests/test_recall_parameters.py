@@ -68,8 +68,8 @@ def test_a_named_speakers_name_weighs_the_speaker_boost() -> None:
 
 
 def test_settings_never_exceed_the_fixed_sizes() -> None:
-    SpreadingSettings(hot_limit=16, cold_limit=32)
+    SpreadingSettings(hot_limit=16, cold_limit=64)
     with pytest.raises(ValueError, match="hot_limit"):
         SpreadingSettings(hot_limit=17)
     with pytest.raises(ValueError, match="cold_limit"):
-        SpreadingSettings(cold_limit=33)
+        SpreadingSettings(cold_limit=65)

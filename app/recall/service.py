@@ -54,7 +54,7 @@ NO_MATCH = "\u0000"  # no id, name key or slot is ever this
 ENTITY_KEYS_SIZE = 64
 SLOT_KEYS_SIZE = 32
 HOT_SEEDS_SIZE = 16  # >= SpreadingSettings.hot_limit
-CARD_IDS_SIZE = 32  # >= SpreadingSettings.cold_limit
+CARD_IDS_SIZE = 64  # >= SpreadingSettings.cold_limit
 LUCENE_CHARS = 4000  # the bucket of 1001-10000 characters; longer queries drop their last words
 # Not valid namespace names (they have spaces), so the warm-up can never read real data. Names are
 # 1-64 characters: two size buckets (see ENTITY_KEYS_SIZE), one warm-up each.
@@ -109,7 +109,7 @@ class SpreadingSettings:
     speaker_boost: float = 0.2
     seed_limit: int = 60  # seeds spreading activation starts from
     hot_limit: int = 10  # hot-window seeds
-    cold_limit: int = 30  # vector hits
+    cold_limit: int = 40  # vector hits
     slot_only_score: float = 0.6  # a fact whose slot the query names, subject not named
     window_score: float = 0.5  # an event inside the query's time window
     co_activate_top: int = 5  # the leading cards of a recall count as co-activated
