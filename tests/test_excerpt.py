@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from app.domain.passages import sentence_of_passage
 from app.recall.excerpt import excerpt
-from app.recall.service import sentence_of_passage
 
 CAMPING = (
     "Hey Caroline, hope all's good! I had a quiet weekend after we went camping with my fam two weekends "

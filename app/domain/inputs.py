@@ -125,6 +125,10 @@ def check_node_id(node_id: str, field: str = "id", expected: NodeType | None = N
     return node_id
 
 
+# What marks a cut text: a derived summary's end (recall shows an excerpt for such a card).
+ELLIPSIS = "…"
+
+
 def derive_summary(content: str, limit: int = SUMMARY_MAX_CHARS) -> str:
     """The first `limit` characters, cut at a word boundary when there is one, with an ellipsis."""
     text = " ".join(content.split())
@@ -132,7 +136,7 @@ def derive_summary(content: str, limit: int = SUMMARY_MAX_CHARS) -> str:
         return text
     cut = text[: limit - 1]
     space = cut.rfind(" ")
-    return (cut[:space] if space > limit // 2 else cut).rstrip() + "…"
+    return (cut[:space] if space > limit // 2 else cut).rstrip() + ELLIPSIS
 
 
 _SEPARATOR, _ESCAPE = "\x1f", "\x1b"

@@ -81,6 +81,16 @@ def sentence_passages(text: str, prefix: str = "") -> list[str]:
     return [prefix + piece for piece in said] if len(said) >= 2 else []
 
 
+def sentence_of_passage(content: str, passage: int | None) -> str | None:
+    """The sentence of a turn that its vector point `passage` holds: passage 0 is the whole turn,
+    1.. its `sentence_passages` (without the prefix), as `SemanticIndexer.passages_of` stores them;
+    None for 0, None or a number past them."""
+    if not passage:
+        return None
+    said = sentence_passages(content)
+    return said[passage - 1] if passage <= len(said) else None
+
+
 def _fit(piece: str, size: int, count: TokenCounts, window: int) -> list[tuple[str, int]]:
     """`piece` with its token count, or its cuts between words when it is longer than `window`
     (a single word longer than the window stays whole: the model truncates it)."""

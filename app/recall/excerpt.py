@@ -13,12 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from app.domain.inputs import derive_summary
+from app.domain.inputs import ELLIPSIS, derive_summary
 from app.domain.model import SUMMARY_MAX_CHARS
 from app.domain.summarize import sentences
 from app.domain.text import tokens
-
-ELLIPSIS = "…"
 
 
 def excerpt(
@@ -35,10 +33,11 @@ def excerpt(
         return None
     wanted = frozenset(terms)
     shared = [len(wanted.intersection(tokens(sentence))) for sentence in said]
+    matched = " ".join(matched_sentence.split()) if matched_sentence is not None else None
     if max(shared) > 0:
         index = shared.index(max(shared))
-    elif matched_sentence is not None and " ".join(matched_sentence.split()) in said:
-        index = said.index(" ".join(matched_sentence.split()))
+    elif matched in said:
+        index = said.index(matched)
     else:
         return None
     before = ELLIPSIS if index > 0 else ""

@@ -14,17 +14,17 @@ from datetime import UTC, datetime
 from typing import Any, Protocol, TypeVar
 
 from app.domain.decay import SOFT_FORGET_THRESHOLD
-from app.domain.inputs import derive_summary
+from app.domain.inputs import ELLIPSIS, derive_summary
 from app.domain.keys import EVERYTHING, Viewer
 from app.domain.model import NodeType, Source
-from app.domain.passages import sentence_passages
+from app.domain.passages import sentence_of_passage
 from app.domain.turns import Turn, dialogue_id
 from app.embedding import Embedder
 from app.extract.facts import normalize_name
 from app.memory.access import AccessLog
 from app.memory.hot_window import HotWindow
 from app.memory.learning import HebbianLearning
-from app.recall.excerpt import ELLIPSIS, excerpt
+from app.recall.excerpt import excerpt
 from app.recall.fusion import (
     STATEMENT_TYPES,
     Candidate,
@@ -522,15 +522,6 @@ def subject_key_of(node: Mapping[str, Any]) -> str | None:
         return str(node["subject_key"])
     speaker = node.get("speaker")
     return normalize_name(str(speaker)) if speaker else None
-
-
-def sentence_of_passage(content: str, passage: int | None) -> str | None:
-    """The sentence of a turn whose own vector (sentence point `passage`, numbered from 1 as the
-    write path stored them: `SemanticIndexer.passages_of`) the cold path matched."""
-    if not passage:
-        return None
-    said = sentence_passages(content)
-    return said[passage - 1] if passage <= len(said) else None
 
 
 def _turn_node(turn: Turn) -> dict[str, Any]:
