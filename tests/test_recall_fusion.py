@@ -130,6 +130,21 @@ def test_a_card_repeating_a_better_cards_evidence_moves_down() -> None:
     assert cards[0].score == pytest.approx(0.368)
 
 
+def test_a_card_whose_turns_better_cards_all_show_moves_down() -> None:
+    # A fact read from two turns, then each turn: the second turn card adds nothing the fact's card
+    # and the first turn card do not show; a card that adds one turn keeps its score.
+    cards = _rank([
+        _statement("dialogue:a", "Dialogue", "s1", ["t1"], 1.0),  # 0.368
+        _statement("knowledge:b", "Knowledge", "s1", ["t1", "t2"], 0.9),  # 0.27, adds t2
+        _statement("dialogue:c", "Dialogue", "s1", ["t2"], 0.8),  # 0.2208, t2 shown by b
+        _statement("dialogue:d", "Dialogue", "s1", ["t2", "t3"], 0.7),  # 0.184, adds t3
+        _statement("dialogue:e", "Dialogue", "s2", ["t9"], 0.6),  # 0.4 x 3/7 x 0.92 = 0.1577
+    ])  # fmt: skip
+    assert [c.id for c in cards] == ["dialogue:a", "knowledge:b", "dialogue:d", "dialogue:e", "dialogue:c"]
+    assert cards[4].score == pytest.approx(0.2208 * 0.25) and cards[4].explain["repeated_evidence"] == 0.25
+    assert all("repeated_evidence" not in c.explain for c in cards[:4])
+
+
 def test_global_mode_prefers_episodes_local_mode_turns() -> None:
     episode = Candidate(
         "episode:1", "Episode", {"summary": "Planning the offsite", "source_turn_ids": ["t1"]}, text=0.8
