@@ -365,6 +365,19 @@ def test_a_burst_larger_than_the_hot_window_loses_no_turn(runtime, cypher, names
     assert found == {"2", "3", "4"}  # evicted and ingested: the full-text index's job now
 
 
+def test_a_written_turn_leaves_the_hot_windows_search_but_stays_its_focus(runtime, namespace) -> None:
+    turns = [
+        Turn("s1", "a", "Alice", "the cabin wifi password", datetime(2024, 5, 15, 10, 0, tzinfo=UTC)),
+        Turn("s2", "b", "Alice", "the cabin door code", datetime(2024, 5, 15, 10, 1, tzinfo=UTC)),
+    ]
+    runtime.hot_window.add(namespace, turns, ["dialogue:a", "dialogue:b"])
+    assert {turn.turn_id for turn, _ in runtime.hot_window.search(namespace, "cabin").hits} == {"a", "b"}
+    runtime.hot_window.ingested(namespace, [turns[1].key])
+    found = runtime.hot_window.search(namespace, "cabin")
+    # The written turn is the full-text index's job now; its session is still the newest one.
+    assert [turn.turn_id for turn, _ in found.hits] == ["a"] and found.latest_session == "s2"
+
+
 def test_the_hot_window_ranks_by_its_small_tf_idf_exactly(runtime, namespace) -> None:
     texts = {"a": "zeta zeta kappa", "b": "kappa omega", "c": "sigma"}
     turns = [

@@ -124,9 +124,9 @@ class WindowSearch:
 @lru_cache(maxsize=16384)
 def _searchable(raw: str) -> tuple[Turn, Counter[str]]:
     """A stored turn and its word counts (read-only), cached by its stored text: every recall reads
-    the same newest turns and every pending one, and decoding and tokenizing them was most of a
-    hot-window search. Room for a backlog of pending turns (under load ~1,000-3,000 are pending at a
-    time; with 1,024 entries the cache thrashed and each recall decoded them all again)."""
+    every pending turn, and decoding and tokenizing them was most of a hot-window search. Room for
+    a backlog (under load ~1,000-3,000 turns are pending at a time; with 1,024 entries the cache
+    thrashed and each recall decoded them all again)."""
     turn = decode_turn(raw)[0]
     return turn, Counter(tokens(turn.text))
 
@@ -258,23 +258,23 @@ class HotWindow:
         live = {str(key) for key, held in claims.items() if float(str(held).rsplit(" ", 1)[1]) > now}
         return sorted(str(key) for key in keys if str(key) not in live)
 
-    def search(self, namespace: str, query: str, limit: int = 10, scan: int = 50) -> WindowSearch:
-        """The newest `scan` turns plus every turn still pending, sharing words (or Chinese bigrams)
-        with the query, best first: a small TF-IDF, so a turn is found before the write tracks have
-        run. Older turns are the full-text index's job. Also the newest turn's session (read in
-        the same two round trips: this runs on every recall)."""
+    def search(self, namespace: str, query: str, limit: int = 10) -> WindowSearch:
+        """The turns still pending (the write tracks have not run for them) that share words (or
+        Chinese bigrams) with the query, best first: a small TF-IDF, so a turn is found before it is
+        in the graph. A written turn is the full-text index's and the vector tier's job, like any
+        older one: scoring the newest 50 written turns here too gave them a second, recency-only
+        boost that cost more than it found on the development sets (docs/benchmarks.md, "Written
+        turns leave the hot window's search"). Also the newest turn's session (read in the same two
+        round trips: this runs on every recall)."""
         order, records, _ = self._keys(namespace)
         pipe = self.client.pipeline(transaction=False)
-        pipe.zrevrange(order, 0, scan - 1)
+        pipe.zrevrange(order, 0, 0)
         pipe.hgetall(self.pending_key(namespace))
         newest_keys, pending = pipe.execute()
-        newest = [str(key) for key in newest_keys]
-        raws = dict(zip(newest, self.client.hmget(records, newest), strict=True)) if newest else {}
-        latest = raws.get(newest[0]) if newest else None
+        latest = self.client.hget(records, str(newest_keys[0])) if newest_keys else None
         latest_session = _searchable(str(latest))[0].session_id if latest else None
-        raws.update(pending)
         wanted = set(tokens(query))
-        searchable = [_searchable(str(raw)) for raw in raws.values() if raw] if wanted else []
+        searchable = [_searchable(str(raw)) for raw in pending.values() if raw] if wanted else []
         # Only turns sharing a word with the query count or score, and by query word, not by each turn's
         # every word: a recall under a backlog looks at thousands of pending turns.
         matching = [(turn, bag) for turn, bag in searchable if not wanted.isdisjoint(bag)]
