@@ -24,8 +24,9 @@ Filters: superseded and withdrawn facts are hidden unless `include_history` or `
 it first and the others after them, at `outside_window` of their score (a window in the future only
 seeds the events planned in it).
 Near-duplicates (same fact, or the same summary) merge into one card with both provenances. A card
-that repeats the evidence of a better one (the same turns of the same session: a turn and the event or
-fact read from it) keeps a quarter of its score, so the leading cards cover more turns.
+whose evidence better cards already show (each of its turns is a turn of a better card of the same
+session: a turn and the event or fact read from it) keeps a quarter of its score, so the leading
+cards cover more turns.
 Replies: a turn said by a speaker the query names, up to two turns from a leading card's turn, gets a
 share of that card's score (`reply_credit`; the service reads those turns and ranks again).
 A query asking for a count or a total spreads its leading cards over sessions (`spread_sessions`).
