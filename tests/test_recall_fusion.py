@@ -26,6 +26,7 @@ from app.recall.fusion import (
 from app.recall.query import (
     CategoryVocabulary,
     SlotVocabulary,
+    asks_ahead,
     asks_to_aggregate,
     dense_query,
     lucene_query,
@@ -256,6 +257,34 @@ def test_a_future_window_seeds_but_does_not_filter() -> None:
     assert [c.id for c in _rank([said], window=weekend)] == ["dialogue:1"]
     last_week = (NOW - timedelta(days=10), NOW - timedelta(days=3))
     assert _rank([said], window=last_week, weights=replace(W, outside_window=0.0)) == []
+
+
+def test_a_window_running_on_past_now_filters_nothing_when_the_query_asks_ahead() -> None:
+    # "What should I cook tonight?", asked on the evening of NOW: told weeks before, not tonight.
+    liked = Candidate("knowledge:1", "Knowledge", {"summary": "User likes cooking with homegrown tomatoes",
+                      "valid_from": NOW - timedelta(days=20)}, text=1.0, vector=1.0)  # fmt: skip
+    greeting = Candidate("dialogue:2", "Dialogue", {"summary": "What a sunny Saturday", "timestamp": NOW}, vector=0.5)
+    tonight = (NOW, NOW + timedelta(days=1))
+    ahead = _rank([liked, greeting], window=tonight, ahead=True)
+    assert [c.id for c in ahead] == ["knowledge:1", "dialogue:2"]
+    assert not any("outside_window" in c.flags for c in ahead)
+    # Asked about the past ("What did I cook tonight?"), the window puts its own memories first.
+    past = _rank([liked, greeting], window=tonight)
+    assert [c.id for c in past] == ["dialogue:2", "knowledge:1"] and past[1].flags["outside_window"] is True
+    # A window wholly before now filters whatever the query asks.
+    last_week = (NOW - timedelta(days=10), NOW - timedelta(days=3))
+    assert _rank([greeting], window=last_week, ahead=True, weights=replace(W, outside_window=0.0)) == []
+
+
+def test_a_query_asking_what_to_do_or_what_will_happen_is_told_apart() -> None:
+    for text in ("What should I serve for dinner this weekend?", "Can you recommend a restaurant for tonight?",
+                 "What will I need for the trip this week?", "这个周末我应该做什么菜？",
+                 "今晚推荐一部电影"):  # fmt: skip
+        assert asks_ahead(text), text
+    for text in ("What did I cook this weekend?", "Can you tell me what I did today?", "Where was I this week?",
+                 "What am I reading this week?", "这周末我去了哪里？", "我今天吃过什么？"):  # fmt: skip
+        assert not asks_ahead(text), text
+    assert parse_query("What should I have for dinner tonight?", NOW, SlotVocabulary.load()).ahead
 
 
 def test_a_window_ranks_its_own_memories_first_and_keeps_the_rest_below() -> None:

@@ -392,14 +392,17 @@ def rank(
     window: tuple[datetime, datetime] | None,
     weights: FusionWeights,
     aggregate: bool = False,
+    ahead: bool = False,
 ) -> list[Card]:
     """Filter, score, merge near-duplicates and sort (best first; ties by id for stable output);
     for a query that asks for a count or a total, spread the leading cards over sessions
     (`spread_sessions`).
 
-    A window that starts after `now` ("this weekend", "next month") asks about plans, which were
-    said before it: it seeds the events planned inside it but filters nothing."""
-    if window is not None and window[0] > now:
+    A window that starts after `now` ("next weekend", "next month") asks about plans, which were
+    said before it: it seeds the events planned inside it but filters nothing. So does a window that
+    runs on past `now` when the query asks ahead (`ahead`, `query.asks_ahead`: "What should I cook
+    this weekend?" on a Saturday is answered by what was said weeks before)."""
+    if window is not None and (window[0] > now or (ahead and window[1] > now)):
         window = None
     found = list(candidates)
     text = rank_scores({c.id: c.text for c in found}, weights.rank_constant)

@@ -106,6 +106,8 @@ class ParsedQuery:
     aggregate: bool = False
     # Words of the members of the categories the query names (`CategoryVocabulary`), not its terms.
     members: tuple[str, ...] = ()
+    # The query asks what to do or what will happen (`asks_ahead`), not what was told in its window.
+    ahead: bool = False
 
     def with_speakers(self, keys: tuple[str, ...]) -> ParsedQuery:
         return replace(self, speakers=keys)
@@ -217,6 +219,7 @@ def parse_query(
         slot_keys=_distinct(_slot_keys(text, terms, vocabulary), MAX_TERMS),
         window=window_of(times),
         aggregate=asks_to_aggregate(text),
+        ahead=asks_ahead(text),
         members=tuple(m for m in members if m not in terms and m not in variants)[:MAX_MEMBERS],
     )
 
@@ -234,6 +237,24 @@ _AGGREGATE = re.compile(
 def asks_to_aggregate(text: str) -> bool:
     """Whether the query asks for a count or a total (English or Chinese)."""
     return _AGGREGATE.search(text) is not None
+
+
+# "What should I serve for dinner this weekend?", "这个周末我应该做什么菜？": advice or a plan, asked
+# with a modal; what answers it was told before the window, which runs on past `now`. A past
+# auxiliary or aspect marker ("Can you tell me what I did this weekend?", "这周末我去了哪里") keeps it
+# a question about what happened inside the window. Not "have": "What should I have for dinner?".
+_AHEAD = re.compile(
+    r"\b(?:should|shall|will|would|could|can|going\s+to|gonna|plan(?:s|ning)?\s+to|recommend|suggest)\b"
+    r"|应该|打算|计划|准备|推荐|建议",
+    re.IGNORECASE,
+)
+_PAST = re.compile(r"\b(?:did|was|were|had)\b|了|过", re.IGNORECASE)
+
+
+def asks_ahead(text: str) -> bool:
+    """Whether the query asks what to do or what will happen (English or Chinese): a modal and no
+    past marker."""
+    return _AHEAD.search(text) is not None and _PAST.search(text) is None
 
 
 _EDGE_PUNCTUATION = ",.;:!?\"'()“”‘’"

@@ -209,6 +209,7 @@ class Recall:
                 window=parsed.window,
                 weights=self.weights,
                 aggregate=parsed.aggregate,
+                ahead=parsed.ahead,
             )
 
         ranked = ranked_candidates()
