@@ -64,6 +64,8 @@ def test_a_referent_defined_early_beats_recent_small_talk(api, worker, namespace
     assert items[0]["explain"]["full_text"] > 0 and items[0]["explain"]["vector"] > 0
 
 
+JOGGING_TALK = ["Jogging every morning keeps me sane.", "My marathon training is going well.",
+                "Sprinting uphill is exhausting.", "I jog along the river after work."]  # fmt: skip
 CAROLINE_SMALL_TALK = ["Cool! What did it look like?", "Wow, where was that?", "Haha, what happened next?",
                       "Oh nice, who was there?", "Really? What was it like?"]  # fmt: skip
 
@@ -98,6 +100,9 @@ def test_a_named_speakers_answer_beside_the_matching_turn_is_recalled(api, worke
     turns = [_turn("s1", i, speaker, text, START + timedelta(minutes=i)) for i, (speaker, text) in enumerate(said)]
     turns += [_turn("s2", i, "Melanie" if i % 2 else "Caroline", SMALL_TALK[i % len(SMALL_TALK)],
                     START + timedelta(days=1, minutes=i)) for i in range(12)]  # fmt: skip
+    # Others' turns about jogging lie nearer the question than the answer (as in a memory of any
+    # size), so the answer's own vector rank does not carry it: the turns it follows do.
+    turns += [_turn("s3", i, "Bob", said, START + timedelta(days=2, minutes=i)) for i, said in enumerate(JOGGING_TALK)]
     _ingest(api, namespace, turns)
     body = _recall(api, namespace, "What does Melanie say running has been great for?", top_k=20)
     assert body["stats"]["speakers"] == ["melanie"] and body["stats"]["replies"] >= 1

@@ -317,14 +317,14 @@ def test_a_namespace_term_is_one_lower_case_token_per_name() -> None:
     assert len(longest) == 130 and longest.isalnum() and longest == longest.lower()
 
 
-def test_a_memory_about_someone_the_query_names_scores_twice() -> None:
+def test_a_memory_about_someone_the_query_names_scores_higher() -> None:
     said = {"speaker": "Melanie", "session_id": "s1", "source_turn_ids": ["1"]}
     about = Candidate("dialogue:a", "Dialogue", said, text=0.5, named_subject=True)
     other = Candidate("dialogue:b", "Dialogue", said | {"speaker": "Caroline"}, text=0.5)
     named, explain = score_candidate(about, "local", NOW, W)
     plain, plain_explain = score_candidate(other, "local", NOW, W)
-    assert named == pytest.approx(plain * (1 + W.named_subject)) and W.named_subject == 1.0
-    assert explain["named_subject"] == 2.0 and plain_explain["named_subject"] == 1.0
+    assert named == pytest.approx(plain * 2.5) and W.named_subject == 1.5
+    assert explain["named_subject"] == 2.5 and plain_explain["named_subject"] == 1.0
     assert score_candidate(about, "local", NOW, FusionWeights(named_subject=0.0))[0] == pytest.approx(plain)
 
 

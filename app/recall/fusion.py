@@ -69,8 +69,9 @@ class FusionWeights:
     repeated_evidence: float = 0.25
     # Score factor 1 + this for a memory whose subject (a fact's or event's) or speaker (a turn's) the
     # query names: "What did Melanie paint?" is answered by what Melanie said, not by the turns of
-    # others that address her by name.
-    named_subject: float = 1.0
+    # others that address her by name. 1.5 since session 23 (LoCoMo dev R@10 0.824 -> 0.840 / 0.839 in two
+    # runs, multi-hop 0.552 -> 0.571 / 0.564; 2.0 and 3.0 gave 0.834 / 0.836; docs/benchmarks.md).
+    named_subject: float = 1.5
     # What a named speaker said beside the leading cards: a turn up to two places before or after the
     # turn of one of the `reply_origins` leading cards, said by a speaker the query names, gets
     # `reply` x that card's score (x `reply_decay` two places away), summed over such cards, but
