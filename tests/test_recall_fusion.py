@@ -221,6 +221,23 @@ def test_a_category_the_query_names_brings_its_members_in_the_querys_script_firs
     assert "piano" not in parse_query("Which instruments besides the piano?", NOW, slots, categories).members
 
 
+def test_the_categories_a_query_names_share_the_members_in_turn() -> None:
+    categories = CategoryVocabulary({"activities": ("camping", "hiking", "露营"), "family": ("kids", "fam", "孩子")})
+    assert categories.members("what activities with her family?", ("activities", "family")) == [
+        "camping",
+        "kids",
+        "hiking",
+        "fam",
+        "露营",
+        "孩子",
+    ]
+    # With the real vocabulary the cap leaves each category its share: the first category's 53
+    # English members no longer push every member of the second out.
+    parsed = parse_query("What activities has Melanie done with her family?", NOW, SlotVocabulary.load(),
+                         CategoryVocabulary.load())  # fmt: skip
+    assert {"camping", "museum", "kids", "fam"} <= set(parsed.members)
+
+
 def test_a_category_without_members_is_refused(tmp_path) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "categories.yaml"
     path.write_text("categories:\n  pet:\n    names: [pets]\n")

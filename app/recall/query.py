@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from datetime import datetime
+from itertools import zip_longest
 from pathlib import Path
 
 from app.domain.datafile import read_yaml
@@ -20,7 +21,9 @@ _LUCENE_SPECIAL = re.compile(r'([\\"])')
 MAX_NGRAM = 3
 MAX_TERMS = 64
 MAX_VARIANTS = 64
-MAX_MEMBERS = 64
+# Two categories of ~50 members in one script each fit; the longest development query stays ~2,500 of the
+# LUCENE_CHARS (docs/benchmarks.md, "Categories in turn").
+MAX_MEMBERS = 100
 _VOWELS = frozenset("aeiou")
 SLOT_WORDS_FILE = Path(__file__).resolve().parents[1] / "data" / "slot_words.yaml"
 CATEGORY_WORDS_FILE = Path(__file__).resolve().parents[1] / "data" / "category_words.yaml"
@@ -77,12 +80,21 @@ class CategoryVocabulary:
         return cls({name: tuple(dict.fromkeys(members)) for name, members in by_name.items()})
 
     def members(self, text: str, terms: tuple[str, ...]) -> list[str]:
-        """The members of the categories the query names, first named first, those in the query's own
-        script (Chinese or not) before the others (which find memories in the other language)."""
-        found = [member for term in terms for member in self.by_name.get(term, ())]
-        found += [m for name, members in self.by_name.items() if not name.isascii() and name in text for m in members]
+        """The members of the categories the query names, each category's in the query's own script
+        (Chinese or not) before the others (which find memories in the other language), taken in turn
+        from each category named (first named first), so that a cap on the count (MAX_MEMBERS) leaves
+        every category its share: "What activities has Melanie done with her family?" needs "fam"
+        as much as "camping"."""
+        named = [self.by_name[term] for term in terms if term in self.by_name]
+        named += [members for name, members in self.by_name.items() if not name.isascii() and name in text]
         chinese = CJK_RUN.search(text) is not None
-        return sorted(dict.fromkeys(found), key=lambda member: (CJK_RUN.search(member) is not None) != chinese)
+
+        def in_turn(lists: list[list[str]]) -> list[str]:
+            return [member for row in zip_longest(*lists) for member in row if member is not None]
+
+        own = in_turn([[m for m in members if (CJK_RUN.search(m) is not None) == chinese] for members in named])
+        other = in_turn([[m for m in members if (CJK_RUN.search(m) is not None) != chinese] for members in named])
+        return list(dict.fromkeys(own + other))
 
 
 def _word_list(entry: object, key: str) -> list[str]:
