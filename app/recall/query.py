@@ -84,8 +84,9 @@ class CategoryVocabulary:
         (Chinese or not) before the others (which find memories in the other language), taken in turn
         from each category named (first named first), so that a cap on the count (MAX_MEMBERS) leaves
         every category its share: "What activities has Melanie done with her family?" needs "fam"
-        as much as "camping"."""
-        named = [self.by_name[term] for term in terms if term in self.by_name]
+        as much as "camping". Not a category the query narrows ("What LGBTQ+ events", `_narrowed_names`)."""
+        narrowed = _narrowed_names(text)
+        named = [self.by_name[term] for term in terms if term in self.by_name and term not in narrowed]
         named += [members for name, members in self.by_name.items() if not name.isascii() and name in text]
         chinese = CJK_RUN.search(text) is not None
 
@@ -95,6 +96,38 @@ class CategoryVocabulary:
         own = in_turn([[m for m in members if (CJK_RUN.search(m) is not None) == chinese] for members in named])
         other = in_turn([[m for m in members if (CJK_RUN.search(m) is not None) != chinese] for members in named])
         return list(dict.fromkeys(own + other))
+
+
+_QUERY_WORD = re.compile(r"[^\W_]+(?:['’+-][^\W_]*)*", re.UNICODE)
+# fmt: off
+# Words that open a noun phrase: "What LGBTQ+ events", "her electric car", "the networking event".
+_DETERMINERS = frozenset({
+    "what", "which", "whose", "the", "a", "an", "her", "his", "their", "my", "your", "our", "its",
+    "any", "some", "these", "those", "this", "that",
+})
+# Adjectives and quantifiers that do not make a sub-kind: "her favorite book", "my two hobbies".
+_BROAD_MODIFIERS = frozenset({
+    "other", "others", "different", "various", "many", "much", "few", "several", "all", "favorite",
+    "favourite", "new", "old", "main", "recent", "latest", "first", "last", "own", "usual", "common",
+    "same", "kind", "kinds", "type", "types", "sort", "sorts",
+    "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+})
+# fmt: on
+
+
+def _narrowed_names(text: str) -> set[str]:
+    """English category names the query narrows with a modifier in one noun phrase ("What LGBTQ+
+    events", "the networking event", "which classical musicians"): the modifier is itself a term and
+    asks for a sub-kind, which the category's general members ("concert", "fair") would crowd out.
+    Only a word between a determiner and the name, with nothing but spaces around it, not a broad
+    adjective or quantifier ("her favorite book", "my two hobbies")."""
+    narrowed: set[str] = set()
+    words = list(_QUERY_WORD.finditer(text))
+    for opener, modifier, name in zip(words, words[1:], words[2:], strict=False):
+        spaced = not text[opener.end() : modifier.start()].strip() and not text[modifier.end() : name.start()].strip()
+        if spaced and opener.group() in _DETERMINERS and modifier.group() not in _BROAD_MODIFIERS | STOP_WORDS:
+            narrowed.add(name.group())
+    return narrowed
 
 
 def _word_list(entry: object, key: str) -> list[str]:
