@@ -251,6 +251,9 @@ def test_a_category_the_query_narrows_brings_no_members() -> None:
     assert "camping" in parse_query("What are my two hobbies?", NOW, slots, categories).members
     assert "kids" in parse_query("What do Melanie's family like?", NOW, slots, categories).members
     assert "kids" in parse_query("Which events did she join to help children?", NOW, slots, categories).members
+    assert "son" in parse_query("Tell me what her kids like", NOW, slots, categories).members
+    assert "son" in parse_query("Tell me what Melanie's kids like", NOW, slots, categories).members
+    assert "parade" in parse_query("Name the 3 events she went to", NOW, slots, categories).members
     # Only the narrowed category loses its members.
     both = parse_query("Which charity events did she join with her family?", NOW, slots, categories).members
     assert "kids" in both and "parade" not in both

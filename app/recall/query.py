@@ -120,14 +120,22 @@ def _narrowed_names(text: str) -> set[str]:
     events", "the networking event", "which classical musicians"): the modifier is itself a term and
     asks for a sub-kind, which the category's general members ("concert", "fair") would crowd out.
     Only a word between a determiner and the name, with nothing but spaces around it, not a broad
-    adjective or quantifier ("her favorite book", "my two hobbies")."""
+    adjective or quantifier ("her favorite book", "my two hobbies"), a number or a possessive ("what
+    her kids like", "what Melanie's kids like")."""
     narrowed: set[str] = set()
     words = list(_QUERY_WORD.finditer(text))
     for opener, modifier, name in zip(words, words[1:], words[2:], strict=False):
         spaced = not text[opener.end() : modifier.start()].strip() and not text[modifier.end() : name.start()].strip()
-        if spaced and opener.group() in _DETERMINERS and modifier.group() not in _BROAD_MODIFIERS | STOP_WORDS:
+        if spaced and opener.group() in _DETERMINERS and _narrows(modifier.group()):
             narrowed.add(name.group())
     return narrowed
+
+
+def _narrows(word: str) -> bool:
+    """Whether `word`, between a determiner and a category name, can name a sub-kind of it."""
+    if word in STOP_WORDS or word in _BROAD_MODIFIERS or word in _DETERMINERS or word.isdigit():
+        return False
+    return not word.endswith(("'s", "’s", "'", "’"))
 
 
 def _word_list(entry: object, key: str) -> list[str]:
