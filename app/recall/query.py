@@ -98,6 +98,8 @@ class CategoryVocabulary:
         return list(dict.fromkeys(own + other))
 
 
+# Not `_WORD`: a word may end in "+" ("LGBTQ+") or an apostrophe, so that only spaces lie between the
+# words of a noun phrase.
 _QUERY_WORD = re.compile(r"[^\W_]+(?:['’+-][^\W_]*)*", re.UNICODE)
 # fmt: off
 # Words that open a noun phrase: "What LGBTQ+ events", "her electric car", "the networking event".
