@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import neo4j.exceptions
 import redis
 
+from app.analytics.admission import AnalystSlots
 from app.analytics.catalog import AnalyticsCatalog
 from app.analytics.service import CypherSurface
 from app.auth.bootstrap import bootstrap_admin_key
@@ -118,7 +119,17 @@ class Runtime:
         self.context = ContextBuilder(self.recall, self.graph, self.neighbourhood, self.runs, self.tokens)
         self.listing = MemoryListing(self.graph)
         self.cypher_surface = CypherSurface(
-            self.graph, AnalyticsCatalog.load(), self.settings.cypher_timeout_s, self.settings.cypher_default_rows
+            self.graph,
+            AnalyticsCatalog.load(),
+            self.settings.cypher_timeout_s,
+            self.settings.cypher_default_rows,
+            self.settings.cypher_max_bytes,
+            AnalystSlots(
+                self.settings.cypher_concurrency,
+                self.settings.cypher_namespace_concurrency,
+                self.settings.cypher_queue_s,
+                self.settings.cypher_timeout_s,
+            ),
         )
         self.llm: LlmFactExtractor | None = None
         if self.settings.llm_base_url:

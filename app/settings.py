@@ -144,6 +144,13 @@ class Settings(BaseSettings):
     # the request names no `limit` (a request may ask for up to 10,000).
     cypher_timeout_s: float = Field(5.0, alias="HIPPOGRAPH_CYPHER_TIMEOUT", gt=0, le=600)
     cypher_default_rows: int = Field(1_000, alias="HIPPOGRAPH_CYPHER_ROWS", ge=1, le=10_000)
+    # Bytes of JSON rows an answer holds at most (then `truncated`, `truncated_reason: max_bytes`),
+    # and how many queries run at once per API process, overall and per namespace; the rest wait
+    # up to the queue seconds for a slot, then answer 429 with Retry-After.
+    cypher_max_bytes: int = Field(8 * 1024 * 1024, alias="HIPPOGRAPH_CYPHER_MAX_BYTES", ge=1024, le=256 * 1024 * 1024)
+    cypher_concurrency: int = Field(2, alias="HIPPOGRAPH_CYPHER_CONCURRENCY", ge=1, le=64)
+    cypher_namespace_concurrency: int = Field(1, alias="HIPPOGRAPH_CYPHER_NAMESPACE_CONCURRENCY", ge=1, le=64)
+    cypher_queue_s: float = Field(2.0, alias="HIPPOGRAPH_CYPHER_QUEUE_SECONDS", ge=0, le=60)
 
     # The circuit breaker (app/context/signals.py defines each signal; docs/architecture.md).
     breaker_call_window: int = Field(20, alias="HIPPOGRAPH_BREAKER_CALL_WINDOW", ge=10, le=200)

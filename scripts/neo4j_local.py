@@ -43,7 +43,10 @@ SUPPORTED_JAVA = {17, 21}
 JVM_OPTIONS = [
     "-XX:+UseG1GC",
     "-XX:-OmitStackTraceInFastThrow",
-    "-XX:+ExitOnOutOfMemoryError",
+    # No -XX:+ExitOnOutOfMemoryError: an analyst's expression that outgrows the heap (values built
+    # inside one expression are not counted by the transaction memory limit below) then fails alone
+    # with Neo.TransientError.General.OutOfMemoryError (measured: the server answers the next query),
+    # instead of stopping Neo4j for every tenant. The guard refuses the known shapes first.
     "-Dfile.encoding=UTF-8",
     "-Djdk.nio.maxCachedBufferSize=1024",
     "-Dio.netty.tryReflectionSetAccessible=true",
@@ -111,7 +114,28 @@ def fetch() -> Path:
     return lib
 
 
-def write_config(home: Path, port: int, pagecache: str) -> Path:
+def memory_bytes(size: str) -> int:
+    """`768m`, `1g`, `512k` or a number of bytes as bytes (the JVM's and Neo4j's size syntax)."""
+    match = re.fullmatch(r"(\d+)([kmg]?)b?", size.strip().lower())
+    if match is None:
+        fail(f"cannot read the size {size!r} (use e.g. 768m or 1g)")
+    return int(match.group(1)) * 1024 ** " kmg".index(match.group(2) or " ")  # type: ignore[union-attr]
+
+
+def transaction_memory(heap: str) -> dict[str, str]:
+    """Neo4j's transaction memory limits for a heap: one transaction at most a quarter of the heap,
+    all of them together at most 60 %, so no query's tracked memory (collect, sort, DISTINCT,
+    aggregation, eager buffers, transaction state) can exhaust the heap: it fails alone with a
+    memory-limit error instead (the Cypher endpoint answers 422 `cypher_memory`). Recall and the
+    write path stay far below (measured in tests/test_cypher_limits.py; README, "Cypher endpoint")."""
+    heap_bytes = memory_bytes(heap)
+    return {
+        "db.memory.transaction.max": f"{heap_bytes // 4 // 1024 ** 2}m",
+        "db.memory.transaction.total.max": f"{heap_bytes * 6 // 10 // 1024 ** 2}m",
+    }
+
+
+def write_config(home: Path, port: int, pagecache: str, heap: str = "1g") -> Path:
     conf_dir = home / "conf"
     conf_dir.mkdir(parents=True, exist_ok=True)
     settings = {
@@ -134,6 +158,7 @@ def write_config(home: Path, port: int, pagecache: str) -> Path:
         "dbms.usage_report.enabled": "false",
         "db.transaction.timeout": "120s",
         "db.logs.query.enabled": "OFF",
+        **transaction_memory(heap),
     }
     path = conf_dir / "neo4j.conf"
     path.write_text("".join(f"{key}={value}\n" for key, value in settings.items()))
@@ -167,7 +192,7 @@ def start(home: Path, port: int, heap: str, pagecache: str, timeout_s: float) ->
     java = java_binary()
     lib = fetch()
     home.mkdir(parents=True, exist_ok=True)
-    write_config(home, port, pagecache)
+    write_config(home, port, pagecache, heap)
     for folder in ("logs", "run", "plugins", "import", "data"):
         (home / folder).mkdir(exist_ok=True)
     console_log = home / "logs" / "console.log"

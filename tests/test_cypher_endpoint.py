@@ -288,7 +288,8 @@ TABLE: list[tuple[str, str, str]] = [
     # allowed: anchored reads, traversals that stay inside by the graph's invariant, schema names
     ("schema labels", "CALL db.labels() YIELD label RETURN label", OK),
     ("anchored", "MATCH (m:Memory {namespace: $namespace}) RETURN m", OK),
-    ("anchored scan hint", "MATCH (m:Memory {namespace: $namespace}) USING SCAN m:Memory RETURN m", OK),
+    # planner hints are refused: they can force a scan+filter plan (issue 37)
+    ("anchored scan hint", "MATCH (m:Memory {namespace: $namespace}) USING SCAN m:Memory RETURN m", REFUSED),
     ("anchored where", "MATCH (m:Memory) WHERE $namespace = m.namespace AND m.importance <> 'x' RETURN m", OK),
     ("traversal", "MATCH (m:Memory {namespace: $namespace})-[*1..4]-(x) RETURN DISTINCT x", OK),
     ("relationships", "MATCH (m:Memory {namespace: $namespace})-[r]->(x) RETURN m, r, x", OK),

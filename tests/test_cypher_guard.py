@@ -13,6 +13,7 @@ from app.analytics.guard import (
     PROCEDURE_ALLOW_LIST,
     CypherRefused,
     check_plan,
+    check_text,
     conjuncts,
     mask_quoted,
     operator_name,
@@ -83,7 +84,8 @@ FILTER_NS = "m.namespace = $namespace"
         ),
         # an empty database: label scans under filters
         results(op("Filter", FILTER_NS, SCAN)),
-        results(op("Filter", "(m.namespace = $namespace AND m.importance = $autostring_0)", SCAN)),
+        results(op("Filter", "m.importance = $autostring_0", op("Filter", FILTER_NS, SCAN))),
+        results(op("Filter", "(m.namespace = $namespace AND m:Memory)", SCAN)),
         results(op("Filter", "$namespace = m.namespace", SCAN)),
         results(
             op("Filter", "m.id = $autostring_0", op("CacheProperties", "cache[m.id]", op("Filter", FILTER_NS, SCAN)))
@@ -102,7 +104,7 @@ FILTER_NS = "m.namespace = $namespace"
             )
         ),
         # a literal holding AND does not split the conjunct it belongs to
-        results(op("Filter", "(m.namespace = $namespace AND m.summary = ' AND x = y ')", SCAN)),
+        results(op("Filter", "(m.summary = ' AND x = y ' AND m.id = $autostring_0)", op("NodeIndexSeek", SEEK_NS))),
         # relationship leaves: one anchored end is enough
         results(
             op("Filter", "m:Memory AND m.namespace = $namespace", op("DirectedAllRelationshipsScan", "(m)-[r]->(x)"))
@@ -367,3 +369,134 @@ def test_operator_names_lose_their_planner_and_variant() -> None:
     assert operator_name({"operatorType": "Expand(All)@neo4j"}) == "Expand"
     assert operator_name({"operatorType": "PartitionedNodeByLabelScan@neo4j"}) == "NodeByLabelScan"
     assert operator_name({"operatorType": "ProduceResults"}) == "ProduceResults"
+
+
+# -- no predicate but the namespace anchor on other namespaces' nodes (issue 37) --------------------
+
+PROBE_CASE = (
+    "CASE\n  WHEN m.content CONTAINS $probe THEN size([x IN $autolist_0 | x])\n  ELSE $autoint_2\nEND >= $autoint_3"
+)
+
+
+@pytest.mark.parametrize(
+    ("plan", "conjunct"),
+    [
+        # the probe of issue 37: one Filter holds the anchor and the expensive CASE (order is Neo4j's)
+        (results(op("Filter", f"m.namespace = $namespace AND {PROBE_CASE}", SCAN)), "CASE"),
+        (results(op("Filter", f"{PROBE_CASE} AND m.namespace = $namespace", SCAN)), "CASE"),
+        # the error channel: a division by zero on the other namespace's rows
+        (
+            results(
+                op(
+                    "Filter",
+                    "m.namespace = $namespace AND CASE WHEN m.content CONTAINS $p THEN 1 / 0 ELSE 1 END = $autoint_0",
+                    SCAN,
+                )
+            ),
+            "CASE",
+        ),  # fmt: skip
+        # a Filter below the anchoring one runs first
+        (results(op("Filter", FILTER_NS, op("Filter", "m.content CONTAINS $probe", SCAN))), "m.content CONTAINS"),
+        (
+            results(
+                op(
+                    "Filter",
+                    FILTER_NS,
+                    op("CacheProperties", "cache[m.content]", op("Filter", "m.content CONTAINS $probe", SCAN)),
+                )
+            ),
+            "m.content CONTAINS",
+        ),  # fmt: skip
+        (results(op("Filter", "m.namespace = $namespace AND m.importance = $autostring_0", SCAN)), "importance"),
+        (
+            results(
+                op(
+                    "Filter",
+                    "m:Memory AND m.namespace = $namespace AND size(r.note) > $autoint_0",
+                    op("DirectedAllRelationshipsScan", "(m)-[r]->(x)"),
+                )
+            ),
+            "size(r.note)",
+        ),  # fmt: skip
+        (
+            results(
+                op(
+                    "Filter",
+                    "m.namespace = $namespace AND m:Memory AND m.id = $x",
+                    op("NodeByIdSeek", "m WHERE id(m) = $autoint_0"),
+                )
+            ),
+            "m.id = $x",
+        ),  # fmt: skip
+    ],
+)
+def test_predicates_before_the_namespace_narrows_the_rows_are_refused(plan: dict[str, Any], conjunct: str) -> None:
+    reason = refused(plan)
+    assert reason.startswith("a Filter evaluates") and conjunct in reason
+    assert "other namespaces' nodes" in reason
+
+
+def test_an_index_evaluating_a_probe_on_every_namespace_is_refused() -> None:
+    reason = refused(
+        results(
+            op(
+                "Filter",
+                FILTER_NS,
+                op("NodeIndexContainsScan", "TEXT INDEX m:Memory(content) WHERE content CONTAINS $probe"),
+            )
+        )
+    )
+    assert "every namespace's index entries" in reason
+
+
+def test_anchored_rows_may_be_filtered_by_anything() -> None:
+    check_plan("r", results(op("Filter", f"m:Memory AND {PROBE_CASE}", op("NodeIndexSeek", SEEK_NS))))
+    check_plan("r", results(op("Filter", PROBE_CASE, op("Filter", "m.namespace = $namespace AND m:Memory", SCAN))))
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "MATCH (m:Memory) USING SCAN m:Memory WHERE m.namespace = $namespace RETURN m",
+        "MATCH (m:Memory) using  index m:Memory(namespace) WHERE m.namespace = $namespace RETURN m",
+        "MATCH (m:Memory {namespace: $namespace})-->(x) USING JOIN ON x RETURN x",
+        "MATCH (m:Memory) USING TEXT INDEX m:Memory(content) WHERE m.namespace = $namespace RETURN m",
+        "MATCH (m:Memory)\nUSING\tRANGE INDEX m:Memory(namespace) WHERE m.namespace = $namespace RETURN m",
+    ],
+)
+def test_planner_hints_are_refused(query: str) -> None:
+    with pytest.raises(CypherRefused, match="planner hints"):
+        check_text(query)
+
+
+def test_a_hint_inside_a_literal_is_only_a_literal() -> None:
+    check_text("MATCH (m:Memory {namespace: $namespace}) WHERE m.content = 'USING SCAN m:Memory' RETURN m")
+
+
+@pytest.mark.parametrize(
+    ("details", "operator"),
+    [
+        ("range($autoint_0, $autoint_1) AS big", "Projection"),
+        ("[i IN range($autoint_2, $autoint_3) | toString(i)] AS l", "Projection"),
+        ("[x IN range($autoint_0, $autoint_1) | x] AS i", "Unwind"),
+        ("reduce(s = toString(i), j IN $autolist_0 | s + s) AS v", "Projection"),
+        ("reduce(`s` = $autostring_0, j IN $autolist_0 | `s` + `s`) AS v", "Projection"),
+        ("size(reduce(acc = [], j IN $autolist_0 | acc + acc + [j])) AS n", "Projection"),
+    ],
+)
+def test_values_the_endpoint_cannot_bound_are_refused(details: str, operator: str) -> None:
+    reason = refused(results(op(operator, details, op("NodeIndexSeek", SEEK_NS))))
+    assert "range()" in reason or "accumulator" in reason
+
+
+@pytest.mark.parametrize(
+    ("details", "operator"),
+    [
+        ("range($autoint_0, $autoint_1) AS i", "Unwind"),
+        ("reduce(w = $autodouble_0, r IN relationships(p) | w * r.weight) AS strength", "Projection"),
+        ("reduce(s = $autostring_0, x IN $autolist_1 | s + x) AS joined", "Projection"),
+        ("m.note + m.note AS twice", "Projection"),
+    ],
+)
+def test_bounded_values_pass(details: str, operator: str) -> None:
+    check_plan("r", results(op(operator, details, op("NodeIndexSeek", SEEK_NS))))

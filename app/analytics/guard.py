@@ -21,6 +21,22 @@ literals, the planner's rewrites); the plan can. `check_plan` takes what `EXPLAI
 3. No expression holds a subquery (`EXISTS`/`COUNT`/`COLLECT { … }`): inside a CASE or a list
    comprehension Neo4j plans it as a nested plan that appears only as text in `Details`, with no
    operators to inspect.
+4. No predicate other than the namespace anchor is evaluated on another namespace's nodes: between a
+   leaf that reads beyond the namespace (a label, relationship or id scan; an index scan whose own
+   condition is not the anchor) and the first Filter that anchors it, every Filter holds only
+   namespace anchors and label tests. Neo4j may evaluate a Filter's conjuncts in any order, so the
+   anchoring Filter itself must hold nothing else. Otherwise the cost or the error of a predicate
+   (a CASE with an expensive branch, a division by zero) on other tenants' nodes would show in the
+   answer's time or status: a side channel. An index leaf must anchor through its own condition or
+   be a bare scan (`IS NOT NULL`): an index that evaluates `CONTAINS $probe` on every tenant's
+   entries leaks the same way.
+5. No expression builds a value the endpoint cannot bound (Neo4j's transaction memory limit tracks
+   operators' buffers, not values built inside one expression): `range()` only as the list an
+   UNWIND streams, never materialized; no `reduce()` whose step uses its accumulator twice (each
+   step can double it: 24 steps make 16 M characters).
+
+`check_text` refuses planner hints (`USING SCAN`, `USING INDEX`, `USING JOIN`): a hint can force a
+scan+filter plan on any database, and the plan would not show that it was forced.
 
 Why the anchoring is sound: a seek and a scan+filter carry the same semantic predicate
 `v.namespace = $namespace`; the planner picks one by statistics (an empty database plans label
@@ -83,7 +99,13 @@ _PROCEDURE_NAME = re.compile(r"^\s*(?P<name>[A-Za-z_`][\w.`]*)\s*\(")
 _EXPRESSION_SUBQUERY = re.compile(r"\b(?:EXISTS|COUNT|COLLECT)\s*\{", re.IGNORECASE)
 _FOREIGN_CALL = re.compile(r"\b(?:apoc|dbms|gds)\s*\.", re.IGNORECASE)
 _AND = re.compile(r"\s+AND\s+", re.IGNORECASE)
+_HINT = re.compile(r"\bUSING\s+(?:SCAN|JOIN|(?:(?:RANGE|TEXT|POINT|BTREE)\s+)?INDEX)\b", re.IGNORECASE)
+_RANGE_CALL = re.compile(r"\brange\s*\(", re.IGNORECASE)
+_UNWIND_RANGE = re.compile(r"^\s*range\s*\([^\[\]]*\)\s+AS\s+\S+\s*$", re.IGNORECASE | re.DOTALL)
+_REDUCE = re.compile(rf"\breduce\s*\(\s*(?P<acc>{_VAR})\s*=", re.IGNORECASE)
+_IS_NOT_NULL = re.compile(rf"^(?:{_VAR}\.)?{_VAR}\s+IS\s+NOT\s+NULL$", re.IGNORECASE)
 _COMMA = re.compile(r",\s*")
+_PIPE = re.compile(r"\|")
 
 
 class CypherRefused(Exception):
@@ -94,8 +116,18 @@ class CypherRefused(Exception):
         self.reason = reason
 
 
+def check_text(query: str) -> None:
+    """Raise `CypherRefused` when the query text holds a planner hint (outside string literals)."""
+    if match := _HINT.search(mask_quoted(query)):
+        raise CypherRefused(
+            f"planner hints ({match.group(0)}) are refused: they can make Neo4j evaluate predicates on "
+            "other namespaces' nodes; leave the plan to Neo4j"
+        )
+
+
 def check_plan(query_type: str | None, plan: Mapping[str, Any]) -> None:
-    """Raise `CypherRefused` unless the plan is read-only and every leaf is tied to `$namespace`."""
+    """Raise `CypherRefused` unless the plan is read-only, every leaf is tied to `$namespace` before
+    any other predicate runs on its rows, and no expression builds an unbounded value."""
     if query_type != "r":
         raise CypherRefused(f"the query is not read-only: Neo4j classifies it as {query_type!r}, not 'r'")
     _walk(plan, ())
@@ -214,7 +246,11 @@ def _details(plan: Mapping[str, Any]) -> str:
     return str(args.get("Details", "") or "")
 
 
-def _walk(plan: Mapping[str, Any], chain: tuple[str, ...]) -> None:
+# The Filters directly above a leaf, topmost first, each as its top-level conjuncts.
+Chain = tuple[tuple[str, ...], ...]
+
+
+def _walk(plan: Mapping[str, Any], chain: Chain) -> None:
     name = operator_name(plan)
     details = _details(plan)
     _check_operator(name, details)
@@ -223,7 +259,7 @@ def _walk(plan: Mapping[str, Any], chain: tuple[str, ...]) -> None:
         _check_leaf(name, details, chain)
         return
     if name == "Filter":
-        below = chain + tuple(conjuncts(details))
+        below = (*chain, tuple(conjuncts(details)))
     elif name in _ROW_PRESERVING:
         below = chain
     else:
@@ -255,20 +291,65 @@ def _check_operator(name: str, details: str) -> None:
         )
     if _FOREIGN_CALL.search(masked):
         raise CypherRefused(f"operator {name} calls an apoc/dbms/gds function")
+    _check_bounded(name, details, masked)
 
 
-def _chain_anchors(chain: tuple[str, ...]) -> tuple[set[str], set[str]]:
+def _check_bounded(name: str, details: str, masked: str) -> None:
+    """Rule 5: no value built inside one expression that could outgrow the heap."""
+    if _RANGE_CALL.search(masked) and not (name == "Unwind" and _UNWIND_RANGE.match(masked)):
+        raise CypherRefused(
+            f"operator {name} builds a list with range() in memory, which the endpoint cannot bound; "
+            "range() is allowed only as what UNWIND streams (UNWIND range(1, 10) AS i)"
+        )
+    for match in _REDUCE.finditer(masked):
+        accumulator = _name(match.group("acc"))
+        opening = masked.index("(", match.start())
+        closing = _closing_paren(details[opening:])
+        inner = details[opening + 1 : opening + closing] if closing > 0 else details[opening + 1 :]
+        step = mask_quoted(split_top_level(inner, _PIPE)[-1])
+        uses = re.findall(rf"(?<![\w`.$]){re.escape(accumulator)}(?![\w`])|`{re.escape(accumulator)}`", step)
+        if len(uses) > 1:
+            raise CypherRefused(
+                f"operator {name}: reduce() uses its accumulator `{accumulator}` twice in a step, so each step can "
+                "double it (an unbounded value the endpoint cannot limit); use it once per step"
+            )
+
+
+def _chain_anchors(chain: Chain) -> tuple[set[str], set[str]]:
     """(variables with `v.namespace = $namespace`, variables with `v:Memory`) among the conjuncts."""
     anchored: set[str] = set()
     labelled: set[str] = set()
-    for conjunct in chain:
-        if match := _NAMESPACE_CONJUNCT.match(conjunct):
-            anchored.add(_name(next(v for v in match.group("a", "b", "c", "d") if v)))
+    for conjunct in (conjunct for conjuncts_ in chain for conjunct in conjuncts_):
+        if variable := _anchor_variable(conjunct):
+            anchored.add(variable)
         elif match := _LABEL_CONJUNCT.match(conjunct):
             labels = {_name(label) for label in re.split(r"[:&]", match.group("labels"))}
             if MEMORY_LABEL in labels:
                 labelled.add(_name(match.group("var")))
     return anchored, labelled
+
+
+def _anchor_variable(conjunct: str) -> str | None:
+    """`v` of a conjunct `v.namespace = $namespace` (either side, cached or not), else None."""
+    if match := _NAMESPACE_CONJUNCT.match(conjunct):
+        return _name(next(v for v in match.group("a", "b", "c", "d") if v))
+    return None
+
+
+def _check_narrowing(name: str, chain: Chain, variables: Sequence[str]) -> None:
+    """Rule 4: from the leaf up to the Filter that anchors one of `variables` (included), every
+    Filter holds only namespace anchors and label tests."""
+    for filter_ in reversed(chain):  # the Filter nearest the leaf first
+        for conjunct in filter_:
+            if _anchor_variable(conjunct) is None and not _LABEL_CONJUNCT.match(conjunct):
+                raise CypherRefused(
+                    f"a Filter evaluates `{conjunct}` on the rows of {name} before they are narrowed to "
+                    "$namespace, i.e. on other namespaces' nodes (its time or error would tell about them); "
+                    "anchor the pattern so Neo4j seeks the namespace first: "
+                    "MATCH (m:Memory {namespace: $namespace}) WHERE …"
+                )
+        if any(_anchor_variable(conjunct) in variables for conjunct in filter_):
+            return
 
 
 def _not_tied(name: str, variable: str) -> CypherRefused:
@@ -278,28 +359,38 @@ def _not_tied(name: str, variable: str) -> CypherRefused:
     )
 
 
-def _check_leaf(name: str, details: str, chain: tuple[str, ...]) -> None:
+def _check_leaf(name: str, details: str, chain: Chain) -> None:
     if name in _STORELESS_LEAVES or name == "ProcedureCall":  # procedures were checked above
         return
     anchored, labelled = _chain_anchors(chain)
     if name in _NODE_INDEX_LEAVES:
-        variables = []
+        variables: list[str] = []
+        seeks: set[str] = set()  # variables the index itself narrows to the namespace
         for part in split_top_level(details, _COMMA):
             match = _INDEX_PART.match(part)
             if match is None:
                 continue  # `cache[m.namespace]` and the like
             variable = _name(match.group("var"))
             variables.append(variable)
+            condition = conjuncts(match.group("condition") or "")
             if _name(match.group("label")) == MEMORY_LABEL:
                 labelled.add(variable)
-                condition = match.group("condition") or ""
-                if any(_SEEK_NAMESPACE.match(c) for c in conjuncts(condition)):
+                if any(_SEEK_NAMESPACE.match(c) for c in condition):
                     anchored.add(variable)
+                    seeks.add(variable)
+            if variable not in seeks and any(c and not _IS_NOT_NULL.match(c) for c in condition):
+                raise CypherRefused(
+                    f"operator {name} evaluates `{match.group('condition')}` on every namespace's index "
+                    "entries (its time would tell about other namespaces); anchor the pattern so Neo4j "
+                    "seeks the namespace first: MATCH (m:Memory {namespace: $namespace}) WHERE …"
+                )
         if not variables:
             raise CypherRefused(f"operator {name}: cannot read its index and condition from {details!r}")
         for variable in variables:
             if variable not in anchored or variable not in labelled:
                 raise _not_tied(name, variable)
+        if unnarrowed := [variable for variable in variables if variable not in seeks]:
+            _check_narrowing(name, chain, unnarrowed)
         return
     if name in _NODE_SCANS:
         match = _NODE_SCAN_DETAILS.match(details.strip())
@@ -313,6 +404,7 @@ def _check_leaf(name: str, details: str, chain: tuple[str, ...]) -> None:
             labelled.add(variable)
         if variable not in anchored or variable not in labelled:
             raise _not_tied(name, variable)
+        _check_narrowing(name, chain, [variable])
         return
     if _RELATIONSHIP_LEAF.match(name):
         match = _RELATIONSHIP_PATTERN.search(details)
@@ -324,5 +416,6 @@ def _check_leaf(name: str, details: str, chain: tuple[str, ...]) -> None:
                 f"operator {name} on ({ends[0]})-[]-({ends[1]}) is not tied to $namespace: "
                 "anchor one end (e.g. MATCH (a:Memory {namespace: $namespace})-[r]->(b))"
             )
+        _check_narrowing(name, chain, ends)
         return
     raise CypherRefused(f"operator {name} reads data the guard cannot tie to $namespace")

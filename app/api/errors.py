@@ -32,9 +32,10 @@ ERROR_DESCRIPTIONS: dict[int, str] = {
     409: "conflict: the namespace is not in the state the request needs",
     413: "body_too_large: the request body is larger than HIPPOGRAPH_MAX_BODY_BYTES (turns and import: "
     "HIPPOGRAPH_MAX_BATCH_BODY_BYTES); refused before it is read",
-    422: "invalid_request (cypher: also cypher_refused, cypher_timeout, cypher_error): a field is invalid; "
-    "`error.field` names it",
-    429: "rate_limited: the key sent more requests than its role may (HIPPOGRAPH_RATE_LIMIT_*); retry after "
+    422: "invalid_request (cypher: also cypher_refused, cypher_timeout, cypher_memory, cypher_error): a field is "
+    "invalid; `error.field` names it",
+    429: "rate_limited: the key sent more requests than its role may (HIPPOGRAPH_RATE_LIMIT_*); cypher: also "
+    "cypher_busy, too many analytics queries running (HIPPOGRAPH_CYPHER_CONCURRENCY); retry after "
     "`Retry-After` seconds",
     503: "engine_unavailable: an engine is down (`engine` names it); retry after `Retry-After` seconds "
     "(POST …/turns with `wait`: also ingest_failed, the write tracks failed)",
@@ -60,7 +61,15 @@ def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
 class ApiError(Exception):
     """Raise from a route to answer with the standard error body."""
 
-    def __init__(self, status_code: int, code: str, message: str, field: str | None = None, **extra: Any) -> None:
+    def __init__(
+        self,
+        status_code: int,
+        code: str,
+        message: str,
+        field: str | None = None,
+        retry_after_s: int | None = None,
+        **extra: Any,
+    ) -> None:
         super().__init__(message)
         self.status_code, self.code, self.message, self.field, self.extra = (
             status_code,
@@ -69,6 +78,7 @@ class ApiError(Exception):
             field,
             extra,
         )
+        self.retry_after_s = retry_after_s  # sent as `Retry-After` (429, 503)
 
 
 def request_id(request: Request) -> str:
@@ -121,7 +131,10 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(ApiError)
     async def api_error(request: Request, exc: ApiError) -> JSONResponse:
-        return error_response(request, exc.status_code, exc.code, exc.message, exc.field, **exc.extra)
+        response = error_response(request, exc.status_code, exc.code, exc.message, exc.field, **exc.extra)
+        if exc.retry_after_s is not None:
+            response.headers["Retry-After"] = str(exc.retry_after_s)
+        return response
 
     @app.exception_handler(InputError)
     async def input_error(request: Request, exc: InputError) -> JSONResponse:

@@ -565,10 +565,18 @@ class CypherResult(ResponseBody):
         description="one map per row; nodes as property maps with `_labels`, relationships with `_type`, "
         "`_start`, `_end`"
     )
-    truncated: bool = Field(description="true: more rows than `limit` matched; the rest were left out")
+    truncated: bool = Field(
+        description="true: rows were left out (`truncated_reason` says why); the rows given are the first ones"
+    )
+    truncated_reason: Literal["limit", "max_bytes"] | None = Field(
+        None,
+        description="limit: more rows than `limit` matched; max_bytes: the next row would have taken the rows' "
+        "JSON past `max_bytes` (HIPPOGRAPH_CYPHER_MAX_BYTES); null when nothing was left out",
+    )
     took_ms: float = Field(description="the query's duration (plan check included), ms")
     query_type: str = Field(description="Neo4j's query type (r: read-only)")
     limit: int = Field(description="rows at most")
+    max_bytes: int = Field(description="bytes of JSON rows at most (HIPPOGRAPH_CYPHER_MAX_BYTES)")
     name: str | None = Field(None, description="the named analytics query run, if one was")
 
 

@@ -153,6 +153,10 @@ class UserQueryError(Exception):
     def timed_out(self) -> bool:
         return _is_timeout(self.code)
 
+    @property
+    def out_of_memory(self) -> bool:
+        return _is_memory(self.code)
+
 
 def _is_timeout(code: str) -> bool:
     """Neo4j's status code of a transaction stopped by its timeout (or terminated)."""
@@ -167,9 +171,20 @@ def user_query_errors() -> Iterator[None]:
     except neo4j.exceptions.ClientError as exc:
         raise UserQueryError(exc.code or "", exc.message or str(exc)) from exc
     except neo4j.exceptions.TransientError as exc:
-        if _is_timeout(exc.code or ""):
+        if _is_timeout(exc.code or "") or _is_memory(exc.code or ""):
             raise UserQueryError(exc.code or "", exc.message or str(exc)) from exc
         raise
+    except neo4j.exceptions.DatabaseError as exc:
+        # Neo4j failed the query itself (allShortestPaths between a node and itself), not the engine.
+        if exc.code == "Neo.DatabaseError.Statement.ExecutionFailed":
+            raise UserQueryError(exc.code, exc.message or str(exc)) from exc
+        raise
+
+
+def _is_memory(code: str) -> bool:
+    """Neo4j's status code of a query stopped by a memory limit (the transaction's, the pool's, or the
+    heap's: `Neo.TransientError.General.MemoryPoolOutOfMemoryError`, `…OutOfMemoryError`, …)."""
+    return "Memory" in code
 
 
 class GraphStore:
@@ -285,24 +300,28 @@ class GraphStore:
 
     @neo4j_unavailable()
     def read_user_query(
-        self, text: str, params: dict[str, Any], timeout_s: float, limit: int
-    ) -> tuple[list[str], list[list[Any]], bool]:
-        """An analyst's query in a READ transaction (Neo4j refuses writes) with a server-side timeout:
-        (columns, at most `limit` records as the driver's values, whether there were more). Reading
-        stops after `limit` + 1 records and the transaction is rolled back, never committed."""
-        records: list[list[Any]] = []
+        self,
+        text: str,
+        params: dict[str, Any],
+        timeout_s: float,
+        take: Callable[[list[str], list[Any]], bool],
+        fetch_size: int,
+    ) -> list[str]:
+        """An analyst's query in a READ transaction (Neo4j refuses writes) with a server-side timeout.
+        Each record goes to `take(columns, values)` as it arrives; reading stops when `take` answers
+        False, and the transaction is rolled back, never committed. Neo4j streams `fetch_size`
+        records per pull, so a query stopped early never had more than that many produced ahead."""
         session = self.driver.session(
-            database=self.database, default_access_mode=neo4j.READ_ACCESS, fetch_size=limit + 1
+            database=self.database, default_access_mode=neo4j.READ_ACCESS, fetch_size=fetch_size
         )
         with user_query_errors(), session, session.begin_transaction(timeout=timeout_s) as tx:
             result = tx.run(text, params)  # type: ignore[arg-type]
             keys = list(result.keys())
             for record in result:
-                records.append(list(record.values()))
-                if len(records) > limit:
+                if not take(keys, list(record.values())):
                     break
             tx.rollback()
-        return keys, records[:limit], len(records) > limit
+        return keys
 
     def server_version(self) -> str:
         row = self.read("health.server_version")[0]
