@@ -40,7 +40,7 @@ from app.memory.suspension import Suspensions
 from app.memory.tasks import Tasks
 from app.memory.transfer import Transfer
 from app.observability.metrics import Metrics
-from app.readiness import EngineStatus, probe_engines
+from app.readiness import EngineStatus, probe_engines, probe_engines_async
 from app.recall.listing import MemoryListing
 from app.recall.neighbourhood import Neighbourhood
 from app.recall.service import Recall
@@ -188,7 +188,13 @@ class Runtime:
         return {"neo4j": self._probe_neo4j, "redis": self.redis.ping, "vectors": self.vectors.ping}
 
     def readiness(self) -> dict[str, EngineStatus]:
-        statuses = probe_engines(self._probes(), timeout_s=self.settings.readiness_timeout_s)
+        statuses = probe_engines(self._probes(), timeout_s=self.settings.readiness_timeout_s, owner=self)
+        self.metrics.observe_engines({name: status.ok for name, status in statuses.items()})
+        return statuses
+
+    async def readiness_async(self) -> dict[str, EngineStatus]:
+        """`readiness` without a worker thread (`/readyz`: answers while requests hold them all)."""
+        statuses = await probe_engines_async(self._probes(), self.settings.readiness_timeout_s, owner=self)
         self.metrics.observe_engines({name: status.ok for name, status in statuses.items()})
         return statuses
 
@@ -201,7 +207,7 @@ class Runtime:
         depth: list[int] = []
         queue = celery_app.conf.task_default_queue
         probes = {**self._probes(), "queue": lambda: depth.append(queued_tasks(self.redis, queue))}
-        statuses = probe_engines(probes, timeout_s=self.settings.readiness_timeout_s)
+        statuses = probe_engines(probes, timeout_s=self.settings.readiness_timeout_s, owner=self)
         read = statuses.pop("queue")
         self.metrics.observe_engines({name: status.ok for name, status in statuses.items()})
         self.metrics.observe_queue_depth(depth[0] if read.ok and depth else None)

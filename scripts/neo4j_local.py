@@ -58,6 +58,14 @@ JVM_OPTIONS = [
     "--add-opens=java.base/java.lang=ALL-UNNAMED",
     "--enable-native-access=ALL-UNNAMED",
 ]
+# The server's Bolt keep-alive: it sends a NOOP at least this often while a query runs, and hints the
+# driver (`connection.recv_timeout_seconds`, twice this: 4 s) to give up reading sooner than that from
+# a server gone silent. So a hung (SIGSTOPped) Neo4j costs a request ~4 s (then 503), not the default
+# 120 s; a long query keeps its connection alive. docs/architecture.md, "Deadlines".
+BOLT_KEEP_ALIVE = {
+    "server.bolt.connection_keep_alive": "2s",
+    "server.bolt.connection_keep_alive_for_requests": "ALL",
+}
 
 
 def neo4j_version() -> str:
@@ -158,6 +166,7 @@ def write_config(home: Path, port: int, pagecache: str, heap: str = "1g") -> Pat
         "dbms.usage_report.enabled": "false",
         "db.transaction.timeout": "120s",
         "db.logs.query.enabled": "OFF",
+        **BOLT_KEEP_ALIVE,
         **transaction_memory(heap),
     }
     path = conf_dir / "neo4j.conf"

@@ -23,9 +23,11 @@ def healthz() -> dict[str, str]:
     response_model=ReadinessResponse,
     responses={503: {"model": NotReadyBody, "description": "not_ready: an engine is down (`checks` says which)"}},
 )
-def readyz(request: Request) -> JSONResponse:
-    """200 when Neo4j, Redis and the vector tier all answer; else 503 naming what is down."""
-    statuses = request.app.state.runtime.readiness()
+async def readyz(request: Request) -> JSONResponse:
+    """200 when Neo4j, Redis and the vector tier all answer; else 503 naming what is down. Within
+    `HIPPOGRAPH_READINESS_TIMEOUT` (2 s), even while requests hold every worker thread (async: it
+    waits for the probes without one)."""
+    statuses = await request.app.state.runtime.readiness_async()
     checks = {name: status.as_dict() for name, status in statuses.items()}
     down = {name: status.reason for name, status in statuses.items() if not status.ok}
     if not down:

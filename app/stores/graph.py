@@ -187,6 +187,17 @@ def _is_memory(code: str) -> bool:
     return "Memory" in code
 
 
+# Seconds to get a connection (pooled, or new: connect, handshake, HELLO); then
+# ConnectionAcquisitionTimeoutError, a 503.
+ACQUISITION_TIMEOUT_S = 3.0
+# A pooled connection idle this long is checked before use (a RESET round trip, ~0.2 ms).
+LIVENESS_CHECK_S = 2.0
+# How long the driver starts new tries of a managed write transaction after a retryable error (a
+# deadlock, a dropped connection): it rides out a Neo4j restart of a few seconds. Worst case for a
+# write on a hung server: one read timeout (4 s), then no new try (measured: 3-5 s, reads <= 7 s).
+TRANSACTION_RETRY_S = 2.0
+
+
 class GraphStore:
     def __init__(
         self,
@@ -208,11 +219,19 @@ class GraphStore:
         driver = neo4j.GraphDatabase.driver(
             settings.neo4j_uri,
             auth=settings.neo4j_auth,
-            # Fail fast when the server is down so readiness answers promptly; the driver
-            # reconnects by itself once the server is back.
+            # Deadlines, so a request never waits on a Neo4j that is down or hung (SIGSTOPped: its
+            # port still accepts TCP, nothing answers) beyond a few seconds (docs/architecture.md,
+            # "Deadlines"). Connect and Bolt handshake within the readiness timeout; a new or pooled
+            # connection within ACQUISITION_TIMEOUT_S (the driver's deadline covers the handshake and
+            # HELLO); a pooled connection idle for LIVENESS_CHECK_S is checked (RESET) within that
+            # deadline before use. A query already sent is bounded by the socket read timeout the
+            # server hints (2 x `server.bolt.connection_keep_alive`, set to 2 s by
+            # scripts/neo4j_local.py; the server sends keep-alives while a long query runs). The
+            # driver reconnects by itself once the server is back.
             connection_timeout=settings.readiness_timeout_s,
-            connection_acquisition_timeout=max(5.0, settings.readiness_timeout_s),
-            max_transaction_retry_time=5.0,
+            connection_acquisition_timeout=ACQUISITION_TIMEOUT_S,
+            liveness_check_timeout=LIVENESS_CHECK_S,
+            max_transaction_retry_time=TRANSACTION_RETRY_S,
             # Server notifications (e.g. "relationship type does not exist yet" on a fresh database)
             # would be logged as warnings for every query; they are not actionable at run time.
             notifications_min_severity=neo4j.NotificationMinimumSeverity.OFF,
