@@ -47,7 +47,7 @@ async def post_turns(
     tracks. 202 with the node ids; with `wait`, 200 once every track has run. Retrying the same
     (session_id, turn_id) creates nothing new. Each turn records the key's agent."""
     ns = access.namespace
-    await run_in_threadpool(runtime.namespaces.require, ns)
+    await run_in_threadpool(runtime.namespaces.require_known, ns)  # Redis: no Neo4j on this path
     now = datetime.now(UTC)
     turns = [turn.to_domain(now, access.caller.agent_id) for turn in body.turns]
     node_ids = [dialogue_id(t.session_id, t.turn_id) for t in turns]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -10,13 +11,17 @@ import redis
 
 from app.domain.inputs import MAX_CAPACITY, InputError, check_namespace
 from app.domain.tags import temperature_bounds
+from app.errors import EngineUnavailable
 from app.memory.errors import NotFoundError
 from app.stores.graph import GraphStore
-from app.stores.hot import delete_namespace_keys
+from app.stores.hot import delete_namespace_keys, namespace_key
 from app.stores.vectors import VectorStore
 
 DEFAULT_CAPACITY = 100_000
 DEFAULT_LOW_WATER_RATIO = 0.9
+# Seconds Redis remembers that a namespace exists (`exists_marker`), renewed at each check that reads
+# Neo4j. The marker goes with the namespace's other hot keys when it is erased.
+EXISTS_MARKER_TTL_S = 3600
 
 
 @dataclass(frozen=True)
@@ -59,7 +64,24 @@ class Namespaces:
             default_capacity=DEFAULT_CAPACITY,
             default_low_water_ratio=DEFAULT_LOW_WATER_RATIO,
         )[0]
+        with contextlib.suppress(EngineUnavailable):  # a shortcut only: the write path reads Neo4j without it
+            self.hot.set(self.exists_marker(namespace), "1", ex=EXISTS_MARKER_TTL_S)
         return row["namespace"], bool(row["created"])
+
+    @staticmethod
+    def exists_marker(namespace: str) -> str:
+        """The Redis key saying the namespace exists: the write path (POST …/turns) checks it there,
+        so acknowledging turns needs Redis only, not Neo4j (a hung Neo4j does not hold it)."""
+        return namespace_key(namespace, "exists")
+
+    def require_known(self, namespace: str) -> None:
+        """`require` answered by Redis when it can: the namespace's marker, else Neo4j once (which
+        sets it). NotFoundError when it does not exist."""
+        marker = self.exists_marker(check_namespace(namespace))
+        if self.hot.exists(marker):
+            return
+        self.require(namespace)
+        self.hot.set(marker, "1", ex=EXISTS_MARKER_TTL_S)
 
     def exists(self, namespace: str) -> bool:
         return bool(self.graph.read("namespace.get", namespace=check_namespace(namespace)))
@@ -107,6 +129,8 @@ class Namespaces:
         deleted = self.graph.run_batched("namespace.delete_memories", namespace=namespace)[0]["deleted"]
         self.vectors.delete_namespace(namespace)
         self.graph.write("namespace.delete", namespace=namespace)
+        # Again at the end: a turn post that read the namespace from Neo4j meanwhile may have set it.
+        self.hot.delete(self.exists_marker(namespace))
         return {"nodes": deleted, "hot_keys": hot_keys}
 
     def names(self) -> list[str]:
