@@ -148,7 +148,7 @@ class Settings(BaseSettings):
     # and how many queries run at once per API process, overall and per namespace; the rest wait
     # up to the queue seconds for a slot, then answer 429 with Retry-After.
     cypher_max_bytes: int = Field(8 * 1024 * 1024, alias="HIPPOGRAPH_CYPHER_MAX_BYTES", ge=1024, le=256 * 1024 * 1024)
-    cypher_concurrency: int = Field(2, alias="HIPPOGRAPH_CYPHER_CONCURRENCY", ge=1, le=64)
+    cypher_concurrency: int = Field(1, alias="HIPPOGRAPH_CYPHER_CONCURRENCY", ge=1, le=64)
     cypher_namespace_concurrency: int = Field(1, alias="HIPPOGRAPH_CYPHER_NAMESPACE_CONCURRENCY", ge=1, le=64)
     cypher_queue_s: float = Field(2.0, alias="HIPPOGRAPH_CYPHER_QUEUE_SECONDS", ge=0, le=60)
 

@@ -55,7 +55,7 @@ class CypherSurface:
     timeout_s: float = 5.0
     default_limit: int = 1_000
     max_bytes: int = 8 * 1024 * 1024
-    slots: AnalystSlots = field(default_factory=lambda: AnalystSlots(2, 1, 2.0, 5.0))
+    slots: AnalystSlots = field(default_factory=lambda: AnalystSlots(1, 1, 2.0, 5.0))
 
     def catalogue(self) -> list[dict[str, Any]]:
         """Each analytics query's name, description and parameters (name, type, default, description)."""
