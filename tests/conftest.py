@@ -14,6 +14,7 @@ process of the runtime, as the embedded run uses it; tests/test_vectors.py also 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import subprocess
 import sys
@@ -29,9 +30,13 @@ if TYPE_CHECKING:
     from fastapi.testclient import TestClient
 
 REPO = Path(__file__).resolve().parents[1]
-TEST_SERVICES_DIR = REPO / "data" / "test-services"
-TEST_NEO4J_PORT = 17687
-TEST_REDIS_PORT = 16379
+# Under pytest-xdist each worker (gw0, gw1, ...) starts local engines of its own, on its own ports and
+# data folders: no worker sees another's Redis locks, queues or hot windows, nor its Neo4j data.
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+WORKER_INDEX = int(WORKER[2:]) if WORKER.startswith("gw") else 0
+TEST_SERVICES_DIR = REPO / "data" / "test-services" / (WORKER or "main")
+TEST_NEO4J_PORT = 17687 + 10 * WORKER_INDEX
+TEST_REDIS_PORT = 16379 + 10 * WORKER_INDEX
 # The bootstrap admin key of every runtime the suite opens; the `api` client sends it by default.
 TEST_ADMIN_KEY = "hg_test_bootstrap_admin_key"
 
@@ -79,6 +84,30 @@ def services(request: pytest.FixtureRequest) -> Iterator[Services]:
 
 
 SERVICES_KEY = pytest.StashKey[Services]()
+
+# The whole-system drills: processes killed, engines stopped or frozen, load, a browser, a generated
+# client. `make test` runs them with the rest; `make test-fast` (`-m "not drill"`) leaves them out.
+DRILLS = (
+    "tests/test_process_drills.py",  # the API process and Redis SIGKILLed
+    "tests/test_fault_drills.py",  # engines frozen or killed under load
+    "tests/test_engine_outage.py",  # a private Neo4j stopped per test
+    "tests/test_worker_crash.py",  # a Celery worker SIGKILLed mid-batch
+    "tests/test_worker_metrics.py",  # a standalone worker process
+    "tests/test_local_services.py",  # the engine scripts start, stop and restart servers
+    "tests/test_load_script.py::test_short_load_run_loses_nothing_and_leaks_nothing",
+    "tests/test_explorer.py::test_the_explorer_shows_recall_graph_decay_and_history_in_a_browser",
+    "tests/test_generated_client.py",  # a client generated from /openapi.json and installed
+)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "drill: a whole-system drill (left out by `make test-fast`)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.nodeid.startswith(DRILLS):
+            item.add_marker(pytest.mark.drill)
 
 
 def _neo4j(stack: contextlib.ExitStack, use_docker: bool) -> tuple[str, str, str]:
@@ -187,23 +216,40 @@ def unused_port() -> int:
         return int(sock.getsockname()[1])
 
 
-@pytest.fixture
-def runtime(settings, embedder, celery_configured) -> Iterator:  # type: ignore[no-untyped-def]
-    """The engines and memory operations, with a private vector shard; no background worker."""
+@pytest.fixture(scope="session")
+def shared_runtime(services, embedder, celery_configured, tmp_path_factory) -> Iterator:  # type: ignore[no-untyped-def]
+    """One Runtime for every test of this process that does not need its own (opening one costs ~1 s:
+    schema, rule files, warm-up, a vector shard). Tests keep apart by namespace; a test that changes
+    one of its objects does so with `monkeypatch`, so the change ends with the test."""
     from app.runtime import Runtime
 
+    settings = make_settings(services, tmp_path_factory.mktemp("runtime"))
     opened = Runtime.open(settings, host_jobs=False, embedder=embedder)
     yield opened
     opened.close()
 
 
 @pytest.fixture
-def api(runtime) -> Iterator:  # type: ignore[no-untyped-def]
+def runtime(shared_runtime):  # type: ignore[no-untyped-def]
+    """The engines and memory operations (the process's shared Runtime); no background worker. A test
+    that needs other settings opens a Runtime of its own from `settings`."""
+    return shared_runtime
+
+
+@pytest.fixture(scope="session")
+def shared_api(shared_runtime) -> Iterator:  # type: ignore[no-untyped-def]
     from fastapi.testclient import TestClient
 
     from app.api.main import create_app
-    with checked(TestClient(create_app(runtime=runtime), headers=admin_headers())) as client:
+
+    with checked(TestClient(create_app(runtime=shared_runtime), headers=admin_headers())) as client:
         yield client
+
+
+@pytest.fixture
+def api(shared_api):  # type: ignore[no-untyped-def]
+    """A client of the app on the shared Runtime, sending the bootstrap admin key by default."""
+    return shared_api
 
 
 @pytest.fixture
@@ -236,11 +282,20 @@ def live_api(runtime, unused_port: int) -> Iterator[str]:  # type: ignore[no-unt
 def checked(client: TestClient) -> TestClient:
     """`client` (of the app) checking every response it receives against what /openapi.json declares
     for it (tests/response_contract.py): each request of the suite is also a contract test."""
+    client.event_hooks["response"].append(response_contract().check)
+    return client
+
+
+@functools.cache
+def response_contract():  # type: ignore[no-untyped-def]
+    """The contract of /openapi.json, built once per test process (~1 s each time): the document is
+    the same for every app `create_app` builds, whatever its settings or runtime
+    (tests/test_openapi_contract.py checks that)."""
+    from app.api.main import create_app
+    from app.settings import Settings
     from tests.response_contract import ResponseContract
 
-    contract = ResponseContract(client.app.openapi())  # type: ignore[attr-defined]
-    client.event_hooks["response"].append(contract.check)
-    return client
+    return ResponseContract(create_app(Settings(HIPPOGRAPH_ADMIN_KEY=TEST_ADMIN_KEY)).openapi())
 
 
 def bearer(key: str) -> dict[str, str]:

@@ -103,8 +103,8 @@ def test_pruning_reaches_the_low_water_mark_and_spares_protected_nodes(runtime, 
     assert runtime.forgetting.prune(namespace).deleted_nodes == 0  # under capacity now
 
 
-def test_pruning_deletes_every_passage_vector_of_a_long_node(runtime, namespace) -> None:
-    runtime.semantic.embed_passages = True  # HIPPOGRAPH_EMBED_PASSAGES
+def test_pruning_deletes_every_passage_vector_of_a_long_node(runtime, namespace, monkeypatch) -> None:
+    monkeypatch.setattr(runtime.semantic, "embed_passages", True)  # HIPPOGRAPH_EMBED_PASSAGES
     other = f"{namespace}-other"
     runtime.namespaces.put(namespace, capacity=2, low_water_ratio=0.5)
     runtime.namespaces.put(other, capacity=100)

@@ -210,3 +210,17 @@ def test_the_models_modules_load_without_the_engines() -> None:
     heavy = [line for line in result.stderr.splitlines() if re.search(r"neo4j|torch|onnx|redis|celery|qdrant", line)]
     assert not heavy, heavy[:5]
     assert "app.api.responses" in result.stderr  # the import was measured
+
+
+def test_the_document_does_not_depend_on_the_settings(document: dict[str, Any]) -> None:
+    """The suite checks every response against one document built once (tests/conftest.py
+    `response_contract`); that holds only while no setting changes what the document says."""
+    from app.settings import Settings
+
+    other = Settings(
+        HIPPOGRAPH_ADMIN_KEY="o" * 24,
+        HIPPOGRAPH_MAX_BODY_BYTES="2048",
+        HIPPOGRAPH_RATE_LIMIT_READER="5/minute",
+        HIPPOGRAPH_CYPHER_TIMEOUT="1",
+    )
+    assert json.dumps(create_app(other).openapi(), sort_keys=True) == json.dumps(document, sort_keys=True)

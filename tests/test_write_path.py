@@ -574,10 +574,10 @@ def test_a_turn_of_several_sentences_is_found_by_the_one_a_question_asks_about(a
 
 
 def test_a_long_turn_is_embedded_as_passages_found_by_its_tail_and_forgotten_whole(
-    api, runtime, worker, namespace
+    api, runtime, worker, namespace, monkeypatch
 ) -> None:
-    runtime.semantic.embed_passages = True  # HIPPOGRAPH_EMBED_PASSAGES
-    runtime.semantic.sentence_points = False  # they would cover the turn instead (the test above)
+    monkeypatch.setattr(runtime.semantic, "embed_passages", True)  # HIPPOGRAPH_EMBED_PASSAGES
+    monkeypatch.setattr(runtime.semantic, "sentence_points", False)  # they would cover the turn instead
     api.put(f"/v1/namespaces/{namespace}")
     assert _post(api, namespace, [_turn("s1", "s1:1", "Alice", LONG_TURN, S1)]).status_code == 200
     turn = dialogue_id("s1", "s1:1")
@@ -600,9 +600,11 @@ def test_a_long_turn_is_embedded_as_passages_found_by_its_tail_and_forgotten_who
     assert runtime.vectors.count(namespace) == 0
 
 
-def test_without_passages_a_long_turn_has_one_vector_of_its_head(api, runtime, worker, namespace) -> None:
+def test_without_passages_a_long_turn_has_one_vector_of_its_head(
+    api, runtime, worker, namespace, monkeypatch
+) -> None:
     assert runtime.semantic.embed_passages is False  # the default
-    runtime.semantic.sentence_points = False  # the ablation's setting
+    monkeypatch.setattr(runtime.semantic, "sentence_points", False)  # the ablation's setting
     api.put(f"/v1/namespaces/{namespace}")
     assert _post(api, namespace, [_turn("s1", "s1:1", "Alice", LONG_TURN, S1)]).status_code == 200
     turn = dialogue_id("s1", "s1:1")
