@@ -176,7 +176,8 @@ class IngestTask(Task):  # type: ignore[misc]
         keys = args[1] if len(args) > 1 else kwargs.get("turn_keys")
         if isinstance(namespace, str):
             runtime = current_runtime()
-            runtime.batches.failed(namespace, task_id, f"{type(exc).__name__}: {exc}", datetime.now(UTC))
+            batch_id = kwargs.get("batch") or task_id  # a resumed task fails the batch it wrote for
+            runtime.batches.failed(namespace, batch_id, f"{type(exc).__name__}: {exc}", datetime.now(UTC))
             if isinstance(keys, list):
                 with contextlib.suppress(Exception):  # Redis down (or the failure was Redis's): they expire anyway
                     runtime.hot_window.release(namespace, keys, task_id)
@@ -236,6 +237,7 @@ def ingest_turns(
     outage_retries: int = 0,
     checks: int = 0,
     link_inline: bool = False,
+    batch: str | None = None,
 ) -> dict[str, Any]:
     """Run the write tracks for turns already in the hot window (passed by key, not by value), those
     this task can claim (another live task may hold some: it writes them), and, when it claimed any,
@@ -246,10 +248,12 @@ def ingest_turns(
     done once they are written; it writes them itself if that task died. Its report counts what its
     last run wrote. `request_id`: the API request that queued them, for the log lines. The new
     nodes' SEMANTIC edges follow in a `link_semantic` task queued behind the writes, or before this
-    task ends with `link_inline` (a caller waiting for the whole write)."""
+    task ends with `link_inline` (a caller waiting for the whole write). `batch`: the batch whose
+    turns these are when it is not this task's own (`resume_pending` writing the turns of a task that
+    died with its process): its record is the one updated."""
     runtime = current_runtime()
-    batch_id = self.request.id
-    owner = batch_id or f"local-{uuid.uuid4()}"
+    owner = self.request.id or f"local-{uuid.uuid4()}"
+    batch_id = batch or self.request.id
     fields = {"request_id": request_id, "namespace": namespace, "task_id": batch_id}
     start = time.perf_counter()
     try:
@@ -276,7 +280,7 @@ def ingest_turns(
         with contextlib.suppress(Exception):  # hold the turns through the wait (Redis may be down)
             runtime.hot_window.claim(namespace, turn_keys, owner, delay + CLAIM_LEASE_S, time.time())
         again = {"request_id": request_id, "outage_retries": outage_retries + 1, "checks": checks,
-                 "link_inline": link_inline}  # fmt: skip
+                 "link_inline": link_inline, "batch": batch}  # fmt: skip
         raise self.retry(exc=exc, countdown=delay, kwargs=again) from exc
     except Exception as exc:
         log.warning("ingest_turns failed: %s", type(exc).__name__, extra={**fields, "error": type(exc).__name__})
@@ -291,7 +295,7 @@ def ingest_turns(
         enrich_turns.apply_async((namespace, written), queue=_own_queue(self))
     if taken_over and checks < TAKEN_OVER_CHECKS:
         again = {"request_id": request_id, "outage_retries": outage_retries, "checks": checks + 1,
-                 "link_inline": link_inline}  # fmt: skip
+                 "link_inline": link_inline, "batch": batch}  # fmt: skip
         raise self.retry(countdown=TAKEN_OVER_RECHECK_S, kwargs=again)
     seconds = time.perf_counter() - start
     log.info("ingest_turns done", extra={**fields, "turns": report.turns, "duration_ms": round(seconds * 1000, 2)})
@@ -351,17 +355,21 @@ def resume_namespace(runtime: Runtime, namespace: str) -> ResumeReport:
     namespace's trouble must not stop the others'."""
     try:
         now = time.time()
-        keys = runtime.hot_window.unclaimed(namespace, now)
         queued = 0
-        for start in range(0, len(keys), MAX_TURNS_PER_BATCH):
-            task_id = str(uuid.uuid4())
-            chunk = keys[start : start + MAX_TURNS_PER_BATCH]
-            # Held like a queued batch: if this message is lost too, the next run takes them again.
-            lease = runtime.settings.pending_resume_after_s
-            claimed = runtime.hot_window.claim(namespace, chunk, task_id, lease, now, queued=True)
-            if claimed:
-                ingest_turns.apply_async((namespace, claimed), task_id=task_id)
-                queued += len(claimed)
+        for last_batch, keys in runtime.hot_window.unclaimed_by_batch(namespace, now).items():
+            # The turns of a batch still queued or running (its task died with its process: the
+            # broker re-delivers it only after its visibility timeout, an hour) are written for it,
+            # so it reads done once they are; a failed batch stays failed.
+            batch = last_batch if last_batch and runtime.batches.is_open(namespace, last_batch) else None
+            for start in range(0, len(keys), MAX_TURNS_PER_BATCH):
+                task_id = str(uuid.uuid4())
+                chunk = keys[start : start + MAX_TURNS_PER_BATCH]
+                # Held like a queued batch: if this message is lost too, the next run takes them again.
+                lease = runtime.settings.pending_resume_after_s
+                claimed = runtime.hot_window.claim(namespace, chunk, task_id, lease, now, queued=True)
+                if claimed:
+                    ingest_turns.apply_async((namespace, claimed), {"batch": batch}, task_id=task_id)
+                    queued += len(claimed)
     except Exception as exc:
         log.warning("pending turns of a namespace not resumed: %s", exc, extra={"namespace": namespace})
         return ResumeReport(0, f"{type(exc).__name__}: {exc}"[:300])

@@ -294,6 +294,8 @@ def test_redis_killed_mid_load_answers_503_and_loses_nothing(
 def test_api_killed_mid_ingest_resumes_pending_turns_exactly_once(
     services: Services, private_redis: PrivateRedis, api_process: ApiProcess, namespace: str
 ) -> None:
+    # A batch the killed worker had prefetched keeps its queued claim this long (10 min by default).
+    api_process.env["HIPPOGRAPH_PENDING_RESUME_AFTER"] = str(PENDING_RESUME_AFTER_S)
     api_process.start()
     with api_process.client() as client:
         assert client.put(f"/v1/namespaces/{namespace}").status_code == 201
@@ -315,6 +317,18 @@ def test_api_killed_mid_ingest_resumes_pending_turns_exactly_once(
     pending = _drain(private_redis.url, namespace)
     assert pending == [], f"{len(pending)} turns still pending:\n{api_process.log_tail()}"
     _assert_each_once(services, namespace, poster.acknowledged)
+    # The batches the kill interrupted are done once their turns are written (by the resumed tasks),
+    # not an hour later when the broker re-delivers their tasks (its visibility timeout).
+    with api_process.client() as client:
+        deadline = time.monotonic() + 90
+        while True:
+            statuses = {b: client.get(f"/v1/namespaces/{namespace}/batches/{b}").json()["status"]
+                        for b in poster.batch_ids}  # fmt: skip
+            still_open = {b: s for b, s in statuses.items() if s in ("queued", "running")}
+            if not still_open or time.monotonic() > deadline:
+                break
+            time.sleep(2)
+    assert still_open == {}, f"{len(still_open)} batches still open after their turns were written: {still_open}"
 
 
 def _aof_tail(redis_dir: Path) -> Path:

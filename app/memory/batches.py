@@ -15,6 +15,7 @@ from app.memory.errors import NotFoundError
 from app.stores.batches import BatchRecords
 
 Status = Literal["queued", "running", "done", "failed"]
+FINAL = ("done", "failed")
 MAX_REASON = 500
 # Celery task ids are UUIDs; anything else cannot name a batch (and never reaches Redis).
 _BATCH_ID = re.compile(r"[A-Za-z0-9-]{1,64}")
@@ -32,12 +33,20 @@ class Batches:
         )
 
     def running(self, namespace: str, batch_id: str, now: datetime) -> bool:
-        """False when the task has no batch record (e.g. pending turns queued again after a crash)."""
-        return self.records.update(namespace, batch_id, {"status": "running", "started_at": now.isoformat()})
+        """False when the task has no batch record (e.g. pending turns queued again after a crash),
+        or the batch is already done or failed (a task the broker re-delivered late)."""
+        fields = {"status": "running", "started_at": now.isoformat()}
+        return self.records.update(namespace, batch_id, fields, unless=FINAL)
 
     def done(self, namespace: str, batch_id: str, report: dict[str, Any], now: datetime) -> bool:
+        """False (and the first report kept) when the batch was already done or failed."""
         fields = {"status": "done", "finished_at": now.isoformat(), "report": json.dumps(report)}
-        return self.records.update(namespace, batch_id, fields)
+        return self.records.update(namespace, batch_id, fields, unless=FINAL)
+
+    def is_open(self, namespace: str, batch_id: str) -> bool:
+        """The batch is queued or running (its record exists and is not final)."""
+        record = self.records.read(namespace, batch_id) if _BATCH_ID.fullmatch(batch_id) else {}
+        return bool(record) and record.get("status") not in FINAL
 
     def failed(self, namespace: str, batch_id: str, reason: str, now: datetime) -> bool:
         fields = {"status": "failed", "finished_at": now.isoformat(), "error": reason[:MAX_REASON]}

@@ -249,6 +249,25 @@ class HotWindow:
             return 0
         return int(self.client.eval(_RELEASE, 1, self.claims_key(namespace), owner, *keys))  # type: ignore[arg-type]
 
+    def unclaimed_by_batch(self, namespace: str, now: float) -> dict[str | None, list[str]]:
+        """`unclaimed`, by the batch whose task last held them (the owner of the lapsed claim, or the
+        queued batch a running task took them from): None for turns nobody ever claimed. The
+        `resume_pending` job writes each group for its batch, so the batch of a task that died with
+        its process is reported done once they are written, not when the broker re-delivers it."""
+        pipe = self.client.pipeline(transaction=False)
+        pipe.hkeys(self.pending_key(namespace))
+        pipe.hgetall(self.claims_key(namespace))
+        pipe.hgetall(self.stolen_key(namespace))
+        keys, claims, stolen = pipe.execute()
+        groups: dict[str | None, list[str]] = {}
+        for key in sorted(str(k) for k in keys):
+            held = claims.get(key)
+            if held is not None and float(str(held).rsplit(" ", 1)[1]) > now:
+                continue  # a live task holds it
+            owner = str(held).rsplit(" ", 1)[0].removeprefix(QUEUED) if held is not None else None
+            groups.setdefault(stolen.get(key) or owner, []).append(key)
+        return groups
+
     def unclaimed(self, namespace: str, now: float) -> list[str]:
         """The pending keys no live task holds (unclaimed, or the claim expired), sorted."""
         pipe = self.client.pipeline(transaction=False)
