@@ -6,6 +6,9 @@ test engines), the suite's Redis and its own Celery queue, with the embedded wor
 ingest retry window is cut to 0, so a task gives up at its first outage error (as it would after 15
 minutes of a longer outage): those turns come back only through the `resume_pending` beat job.
 It takes a few minutes (two Neo4j starts, and beat's first `resume_pending` run after 60 s).
+
+Below it, issue 37's two: Neo4j frozen (SIGSTOP) under a write load on a real API process, and
+`make run`'s supervisor (`scripts/supervise.py`) with its Neo4j and Redis SIGKILLed.
 """
 
 from __future__ import annotations
