@@ -274,20 +274,15 @@ def test_ids_of_plain_inputs_are_unchanged() -> None:
     assert Turn("s1", "t1", "A", "x", datetime.now(UTC)).key == "s1\x1ft1"
 
 
-def test_turns_whose_ids_joined_alike_are_both_kept(api: Any, ns: str, worker: Any) -> None:
-    from app.domain.turns import dialogue_id
-
+def test_ids_with_the_key_separator_are_refused_at_the_door(api: Any, ns: str) -> None:
+    """Ids that joined alike before joined_key escaped the separator (\x1f) carry a control
+    character: the API refuses them now (the escaping stays, for ids from elsewhere)."""
     first = {"session_id": "team\x1fsync", "turn_id": "7", "speaker": "Alice", "text": "The deploy is on Monday."}
     second = {"session_id": "team", "turn_id": "sync\x1f7", "speaker": "Bob", "text": "The review is on Friday."}
-    assert dialogue_id(first["session_id"], first["turn_id"]) != dialogue_id(second["session_id"], second["turn_id"])
-    answer = api.post(f"/v1/namespaces/{ns}/turns", json={"turns": [first, second], "wait": True})
-    assert answer.status_code == 200, answer.text
-    turns = answer.json()["turns"]
-    assert [turn["new"] for turn in turns] == [True, True]
-    for turn, sent in zip(turns, (first, second), strict=True):
-        node = api.get(f"/v1/namespaces/{ns}/nodes/{turn['node_id']}")
-        assert node.status_code == 200, node.text
-        assert node.json()["content"] == sent["text"]
+    error = refused(api.post(f"/v1/namespaces/{ns}/turns", json={"turns": [first]}), "turns[0].session_id")
+    assert "control characters (found U+001F)" in error["message"]
+    refused(api.post(f"/v1/namespaces/{ns}/turns", json={"turns": [second]}), "turns[0].turn_id")
+    assert_nothing_stored(api, ns)
 
 
 # --- body size -----------------------------------------------------------------------------------
@@ -348,3 +343,136 @@ def test_cypher_parameters_are_checked_by_the_model_too() -> None:
         with pytest.raises(ValidationError, match=re.escape(place)):
             CypherBody(query="RETURN 1", params=params)
     assert CypherBody(query="RETURN $n", params={"n": [1, 2.5, "x"]}).params == {"n": [1, 2.5, "x"]}
+
+
+# --- issue 37: numbers of thousands of digits, strict types, invisible names -----------------------
+
+HUGE = "1" + "0" * 5000  # past Python's int-string limit (4,300 digits): json.loads raised ValueError
+
+
+def test_a_number_of_5000_digits_is_refused_naming_its_place_by_the_pure_parse() -> None:
+    from app.api.bodies import parse_json_body
+
+    for text, field in ((f'{{"top_k": {HUGE}}}', "top_k"), (f'{{"a": [1, -{HUGE}]}}', "a[1]"),
+                        (f'{{"a": {{"b": {HUGE}}}}}', "a.b"), (HUGE, "body")):  # fmt: skip
+        with pytest.raises(InputError) as caught:
+            parse_json_body(text.encode())
+        assert caught.value.field == field
+        assert caught.value.message == "integer beyond the 64-bit range (5001 digits)"
+    assert parse_json_body(b'{"n": -9223372036854775808, "m": 9223372036854775807}') == {
+        "n": -(2**63), "m": INT64_MAX}  # fmt: skip
+
+
+def test_a_number_of_5000_digits_in_a_recall_is_a_422_naming_top_k(api: Any, ns: str) -> None:
+    """Was a 500: the int-string conversion limit raised ValueError inside json.loads."""
+    response = api.post(f"/v1/namespaces/{ns}/recall", content=f'{{"query": "x", "top_k": {HUGE}}}', headers=JSON)
+    error = refused(response, "top_k")
+    assert error["message"] == "top_k: integer beyond the 64-bit range (5001 digits)"
+
+
+def _body_routes(api: Any) -> list[tuple[str, str]]:
+    document = api.get("/openapi.json").json()
+    return [(method.upper(), path) for path, operations in document["paths"].items()
+            for method, operation in operations.items()
+            if "application/json" in operation.get("requestBody", {}).get("content", {})]  # fmt: skip
+
+
+def test_every_json_body_route_refuses_a_number_of_5000_digits(api: Any, ns: str) -> None:
+    """(The import reads a snapshot, checked where its values are read: tests/test_import_validation.py.)"""
+    values = {"ns": ns, "node_id": "knowledge:x", "task_id": "task:x", "run_id": "r1", "name": "recall"}
+    routes = [(method, path) for method, path in _body_routes(api) if not path.endswith("/import")]
+    assert len(routes) >= 16, routes
+    for method, template in routes:
+        path = template.format(**values)
+        for body in (f'{{"n": {HUGE}}}', f'{{"n": [-{HUGE}]}}'):
+            response = api.request(method, path, content=body, headers=JSON)
+            assert response.status_code == 422, (method, template, response.text)
+            assert response.json()["error"]["field"] in {"n", "n[0]"}, (method, template, response.text)
+
+
+@pytest.mark.parametrize(
+    ("route", "body", "field"),
+    [
+        ("recall", {"query": "where?", "now": 0}, "now"),  # was read as Unix seconds
+        ("recall", {"query": "where?", "as_of": "1700000000"}, "as_of"),
+        ("recall", {"query": "where?", "top_k": "5"}, "top_k"),
+        ("recall", {"query": "where?", "top_k": True}, "top_k"),
+        ("recall", {"query": "where?", "include_history": 1}, "include_history"),
+        ("turns", {"turns": [{"session_id": "s", "turn_id": "t", "speaker": "A", "text": "x"}], "wait": 0}, "wait"),
+        ("turns", {"turns": [{"session_id": "s", "turn_id": "t", "speaker": "A", "text": "x", "timestamp": 0}]},
+         "turns[0].timestamp"),
+        ("memories", {"type": "Knowledge", "label": "x", "content": "y", "private": "yes"}, "private"),
+        ("memories", {"type": "Knowledge", "label": "x", "content": "y", "confidence": True}, "confidence"),
+        ("context", {"goal": "ship it", "token_budget": 500, "now": 1.5}, "now"),
+        ("context", {"goal": "ship it", "token_budget": "500"}, "token_budget"),
+    ],
+)  # fmt: skip
+def test_numbers_and_text_where_the_schema_says_date_time_boolean_or_integer_are_refused(
+    api: Any, ns: str, route: str, body: Any, field: str
+) -> None:
+    refused(api.post(f"/v1/namespaces/{ns}/{route}", json=body), field)
+
+
+def test_a_boolean_namespace_setting_is_refused_and_nothing_changes(api: Any, ns: str) -> None:
+    """schemathesis ST201: `{"low_water_ratio": true}` was stored as 1.0."""
+    refused(api.put(f"/v1/namespaces/{ns}", json={"low_water_ratio": True}), "low_water_ratio")
+    refused(api.put(f"/v1/namespaces/{ns}", json={"capacity": True}), "capacity")
+    assert api.get(f"/v1/namespaces/{ns}").json()["low_water_ratio"] == 0.9
+
+
+@pytest.mark.parametrize("until", ["0.5", "1700000000", " 12 "])
+def test_a_listing_time_given_as_a_number_is_a_422(api: Any, ns: str, until: str) -> None:
+    refused(api.get(f"/v1/namespaces/{ns}/memories", params={"until": until}), "until")
+
+
+def test_the_strict_fields_still_take_their_own_types(api: Any, ns: str) -> None:
+    recall = {"query": "where?", "top_k": 5, "now": "2024-05-15T10:00:00Z", "include_history": True}
+    assert api.post(f"/v1/namespaces/{ns}/recall", json=recall).status_code == 200
+    assert api.put(f"/v1/namespaces/{ns}", json={"low_water_ratio": 1, "capacity": 500}).status_code == 200
+    listing = api.get(f"/v1/namespaces/{ns}/memories", params={"until": "2024-05-15T10:00:00", "limit": "5"})
+    assert listing.status_code == 200, listing.text
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("speaker", "\u200b\u200b"),  # zero-width spaces only: a Person named nothing
+        ("speaker", "\ufeff\u2060\u200d"),  # BOM, word joiner, zero-width joiner
+        ("speaker", "\u3164"),  # Hangul filler: a letter to Unicode, a blank on screen
+        ("speaker", "Al\x00ice"),
+        ("speaker", "Alice\n"),
+        ("speaker", "Alice\x85"),  # C1 next line
+        ("session_id", "s\t1"),
+        ("turn_id", "\u2028"),
+    ],
+)
+def test_invisible_or_control_characters_in_a_turns_ids_and_speaker_are_refused(
+    api: Any, ns: str, field: str, value: str
+) -> None:
+    response = api.post(f"/v1/namespaces/{ns}/turns", content=turns_body(**{field: value}), headers=JSON)
+    refused(response, f"turns[0].{field}")
+    assert_nothing_stored(api, ns)
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"type": "Person", "label": "\u200b\u200b", "content": "a person"}, "label"),
+        ({"type": "Knowledge", "label": "x", "content": "y", "tags": ["a\x00b"]}, "tags[0]"),
+        ({"type": "Knowledge", "label": "x", "content": "y", "id": "knowledge:\u200b"}, "id"),
+        ({"type": "Knowledge", "label": "x", "content": "y", "subject": "\u00ad"}, "subject"),
+    ],
+)
+def test_invisible_or_control_characters_in_memory_names_and_ids_are_refused(
+    api: Any, ns: str, body: Any, field: str
+) -> None:
+    refused(api.post(f"/v1/namespaces/{ns}/memories", json=body), field)
+    assert api.get(f"/v1/namespaces/{ns}/memories").json()["items"] == []
+
+
+@pytest.mark.parametrize("speaker", ["张伟", "Zoë O'Brien", "李小龙 (Bruce Lee)", "نیما\u200cیوشیج", "👩\u200d💻 Ada"])
+def test_chinese_english_and_joined_names_are_kept(api: Any, ns: str, speaker: str) -> None:
+    response = api.post(f"/v1/namespaces/{ns}/turns", content=turns_body(speaker=speaker), headers=JSON)
+    assert response.status_code == 202, response.text
+    memory = {"type": "Person", "label": speaker, "content": f"{speaker} works on billing.", "tags": ["同事"]}
+    assert api.post(f"/v1/namespaces/{ns}/memories", json=memory).status_code == 201

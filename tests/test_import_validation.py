@@ -110,3 +110,37 @@ def test_a_deeply_nested_property_list_is_refused(api: Any, exported: dict[str, 
     response = import_into(api, target, text)
     assert response.status_code == 422, response.text
     assert "a list inside a list is not a property value" in response.json()["error"]["message"]
+
+
+HUGE = "1" + "0" * 5000  # past Python's int-string limit: the JSON parse raised ValueError, a 500 (issue 37)
+
+
+def test_a_number_of_5000_digits_is_refused_naming_its_place(api: Any, exported: dict[str, Any], target: str) -> None:
+    text = json.dumps(exported).replace('"access_count": 0', f'"access_count": {HUGE}', 1)
+    assert HUGE in text
+    response = import_into(api, target, text)
+    assert response.status_code == 422, response.text
+    error = response.json()["error"]
+    assert error["field"] == "body", error
+    assert "].properties['access_count']: integer of 5001 digits is outside the 64-bit range" in error["message"]
+    response = import_into(api, target, json.dumps(exported).replace('"version": 1', f'"version": -{HUGE}'))
+    assert response.status_code == 422, response.text
+    assert "unsupported format version <an integer of 5001 digits>" in response.json()["error"]["message"]
+    assert api.get(f"/v1/namespaces/{target}/memories").json()["items"] == []
+    assert import_into(api, target, exported).status_code == 201
+
+
+def test_a_graphml_long_of_5000_digits_is_refused(api: Any, exported: dict[str, Any], target: str) -> None:
+    import re
+
+    source = exported["namespace"]
+    graphml = api.get(f"/v1/namespaces/{source}/export", params={"format": "graphml"}).text
+    key = re.search(r'<key id="(\w+)" for="node" attr.name="access_count" attr.type="long"', graphml)
+    assert key is not None, graphml[:800]
+    poisoned, count = re.subn(rf'(<data key="{key.group(1)}">)\d+(</data>)', rf"\g<1>{HUGE}\g<2>", graphml, count=1)
+    assert count == 1
+    response = api.post(f"/v1/namespaces/{target}/import", params={"format": "graphml"}, content=poisoned,
+                        headers={"content-type": "application/graphml+xml"})  # fmt: skip
+    assert response.status_code == 422, response.text
+    assert "outside the 64-bit range" in response.json()["error"]["message"]
+    assert api.get(f"/v1/namespaces/{target}/memories").json()["items"] == []

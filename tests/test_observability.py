@@ -218,3 +218,41 @@ def test_a_job_run_moves_the_job_counters(api, runtime, namespace) -> None:
     )
     assert report[namespace]["nodes"] >= 1
     assert delta(before, after, "hippograph_job_runs_total", job="flush_activity") == 1
+
+
+def test_a_client_that_goes_away_mid_body_is_counted_as_499_not_as_a_server_error(
+    live_api, namespace, caplog
+) -> None:  # type: ignore[no-untyped-def]
+    """Issue 37: the request whose body never came whole was logged ("unhandled error") and counted
+    as a 500. Over real HTTP (uvicorn), as a client that hangs up does it."""
+    import socket
+
+    import requests
+
+    caplog.set_level(logging.INFO)
+    session = requests.Session()
+    session.headers.update(admin_headers())
+    assert session.put(f"{live_api}/v1/namespaces/{namespace}", timeout=30).status_code == 201
+
+    def recall_counts() -> dict[str, float]:
+        text = session.get(f"{live_api}/metrics", timeout=30).text
+        samples = {(sample.name, frozenset(sample.labels.items())): sample.value
+                   for family in text_string_to_metric_families(text) for sample in family.samples}  # fmt: skip
+        return {status: value(samples, "hippograph_http_requests_total", method="POST", route=RECALL, status=status)
+                for status in ("499", "500")}  # fmt: skip
+
+    before = recall_counts()
+    host, port = live_api.removeprefix("http://").split(":")
+    head = (f"POST /v1/namespaces/{namespace}/recall HTTP/1.1\r\nHost: {host}\r\n"
+            f"Authorization: Bearer {TEST_ADMIN_KEY}\r\nContent-Type: application/json\r\n"
+            "Content-Length: 1000\r\n\r\n")  # fmt: skip
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(head.encode() + b'{"query": "where')  # 16 of the 1,000 bytes announced
+        time.sleep(0.3)  # the route is reading the body when the client hangs up
+    deadline = time.monotonic() + 10
+    while (counts := recall_counts())["499"] == before["499"] and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert counts == {"499": before["499"] + 1, "500": before["500"]}, counts
+    lines = [r.getMessage() for r in caplog.records if r.name == "hippograph.access" and "/recall" in r.getMessage()]
+    assert lines[-1:] == [f"POST {RECALL} 499"]
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], [r.getMessage() for r in caplog.records]

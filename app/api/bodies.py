@@ -2,9 +2,10 @@
 
 FastAPI parses with `json.loads` and answers 400 for anything but a syntax error; Python accepts
 `NaN`, `Infinity`, integers of any size and lone surrogates (`"\\ud800"`), which the engines then
-refuse mid-request. Every `/v1` router uses `JsonBodyRoute`: its body is parsed here, refused with
-422 naming `body` (or the place inside it) for what the engines cannot store (see
-`app.domain.inputs.check_json_value`), and handed to FastAPI already parsed.
+refuse mid-request, and raises ValueError (a 500) for an integer of more than 4,300 digits. Every
+`/v1` router uses `JsonBodyRoute`: its body is parsed here (integers too long to be 64-bit kept
+unconverted: `parse_json_int`), refused with 422 naming `body` (or the place inside it) for what the
+engines cannot store (see `app.domain.inputs.check_json_value`), and handed to FastAPI already parsed.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any, NoReturn
 from fastapi import Request, Response
 from fastapi.routing import APIRoute
 
-from app.domain.inputs import InputError, check_json_value
+from app.domain.inputs import InputError, check_json_value, parse_json_int
 
 # Levels of objects and arrays in a body: the deepest legitimate one is a turn batch with metadata
 # of MAX_METADATA_DEPTH (16) levels, 3 levels down.
@@ -30,7 +31,7 @@ def _no_constant(token: str) -> NoReturn:
 def parse_json_body(raw: bytes) -> Any:
     """The parsed body, or InputError naming `body` or the place inside it."""
     try:
-        value = json.loads(raw, parse_constant=_no_constant)
+        value = json.loads(raw, parse_constant=_no_constant, parse_int=parse_json_int)
     except json.JSONDecodeError as exc:
         raise InputError("body", f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
     except RecursionError:  # the C decoder stops at the interpreter's recursion limit (~1000 levels)

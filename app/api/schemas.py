@@ -5,16 +5,30 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    AwareDatetime,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    field_validator,
+    model_validator,
+)
 
 from app.context.breaker import Step, call_signature
 from app.domain.inputs import (
     MAX_CAPACITY,
     NewLink,
     NewMemory,
+    check_identifier,
     check_json_value,
     check_not_blank,
     check_storable_time,
+    check_time_text,
 )
 from app.domain.keys import EVERYTHING, Role, Viewer
 from app.domain.model import SUMMARY_MAX_CHARS, Importance, NodeType, RelType, Source
@@ -28,12 +42,20 @@ if TYPE_CHECKING:  # the recall service pulls the engines; these models stay imp
 
 MAX_CONTENT_CHARS = 64 * 1024
 MAX_PARAMS_DEPTH = 16  # levels of a Cypher query's parameters
-Weight = Annotated[float, Field(gt=0.0, le=1.0)]
-NonBlank = Annotated[str, AfterValidator(check_not_blank)]  # not only whitespace
-Text = Annotated[NonBlank, Field(min_length=1, max_length=200)]
-# Times Neo4j can store: a UTC offset within ±18:00 in whole minutes, years 1-9999 in UTC.
-Time = Annotated[datetime, AfterValidator(check_storable_time)]
-AwareTime = Annotated[AwareDatetime, AfterValidator(check_storable_time)]
+# Body scalars of exactly the JSON type OpenAPI declares: pydantic would also read 0/1 (and "yes")
+# as a boolean, true or "5" as a number. The body is parsed JSON (app/api/bodies.py), validated as
+# Python values, so `Strict` is what holds it to its type. Query parameters (text) stay lax.
+Flag = StrictBool
+Whole = StrictInt
+Number = StrictFloat  # an integer is a number too
+Weight = Annotated[Number, Field(gt=0.0, le=1.0)]
+NonBlank = Annotated[str, AfterValidator(check_not_blank)]  # not only whitespace or invisible characters
+# Ids, names (speakers, agents), tags: no control characters either.
+Text = Annotated[str, AfterValidator(check_identifier), Field(min_length=1, max_length=200)]
+# Times as ISO 8601 text (not a number: Unix seconds) that Neo4j can store: a UTC offset within
+# ±18:00 in whole minutes, years 1-9999 in UTC.
+Time = Annotated[datetime, BeforeValidator(check_time_text), AfterValidator(check_storable_time)]
+AwareTime = Annotated[AwareDatetime, BeforeValidator(check_time_text), AfterValidator(check_storable_time)]
 
 
 class Strict(BaseModel):
@@ -45,10 +67,10 @@ class NamespaceBody(Strict):
 
     model_config = ConfigDict(json_schema_extra={"examples": [{"capacity": 100000, "low_water_ratio": 0.9}]})
 
-    capacity: int | None = Field(
+    capacity: Whole | None = Field(
         None, ge=1, le=MAX_CAPACITY, description="node capacity before pruning (default 100000)"
     )
-    low_water_ratio: float | None = Field(None, gt=0.0, le=1.0, description="pruning target (default 0.9)")
+    low_water_ratio: Number | None = Field(None, gt=0.0, le=1.0, description="pruning target (default 0.9)")
 
 
 class LinkSpec(Strict):
@@ -98,8 +120,8 @@ class MemoryBody(Strict):
     agent_id: Text | None = Field(
         None, description="default: the key's agent; only the bootstrap admin may name another"
     )
-    private: bool = Field(False, description="seen only by keys of the writing agent (and admins of the namespace)")
-    confidence: float = Field(1.0, ge=0.0, le=1.0, description="0-1: how sure the memory is")
+    private: Flag = Field(False, description="seen only by keys of the writing agent (and admins of the namespace)")
+    confidence: Number = Field(1.0, ge=0.0, le=1.0, description="0-1: how sure the memory is")
     source_turn_ids: list[Text] = Field(
         default_factory=list, max_length=1000, description="the conversation turns it was learned from"
     )
@@ -230,7 +252,7 @@ class ResumeBody(Strict):
 
     model_config = ConfigDict(json_schema_extra={"examples": [{"token_budget": 2000}]})
 
-    token_budget: int | None = Field(
+    token_budget: Whole | None = Field(
         None, ge=1, le=100_000, description="the memory cards returned fit this many tokens (default: every card)"
     )
 
@@ -299,7 +321,7 @@ class TurnsBody(Strict):
     turns: list[TurnBody] = Field(
         min_length=1, max_length=MAX_TURNS_PER_BATCH, description=f"1-{MAX_TURNS_PER_BATCH} turns, in order"
     )
-    wait: bool = Field(False, description="answer 200 only when every track has run for these turns")
+    wait: Flag = Field(False, description="answer 200 only when every track has run for these turns")
 
 
 def _utc(value: datetime | None) -> datetime | None:
@@ -315,10 +337,10 @@ class RecallBody(Strict):
     )
 
     query: str = Field(min_length=1, max_length=4000, description="what to recall, in plain words")
-    top_k: int = Field(10, ge=1, le=100, description="cards at most")
+    top_k: Whole = Field(10, ge=1, le=100, description="cards at most")
     mode: Literal["local", "global"] = Field("local", description="local: the current work; global: the big picture")
-    include_history: bool = Field(False, description="also superseded facts and withdrawn inferences")
-    token_budget: int | None = Field(None, ge=1, le=100_000, description="cut the cards to fit this many tokens")
+    include_history: Flag = Field(False, description="also superseded facts and withdrawn inferences")
+    token_budget: Whole | None = Field(None, ge=1, le=100_000, description="cut the cards to fit this many tokens")
     as_of: Time | None = Field(None, description="recall facts as they stood at this time")
     now: Time | None = Field(None, description="reference time for relative expressions (default: now)")
     agent_id: Text | None = Field(
@@ -364,7 +386,7 @@ class ChainBody(Strict):
     from_id: Text | None = Field(None, description="with to_id: the shortest path between two nodes")
     to_id: Text | None = Field(None, description="with from_id: where the path ends")
     task_id: Text | None = Field(None, description="alone: the task's chain")
-    limit: int = Field(50, ge=1, le=200, description="a task chain's nodes at most")
+    limit: Whole = Field(50, ge=1, le=200, description="a task chain's nodes at most")
 
 
 class KeyBody(Strict):
@@ -400,7 +422,7 @@ class CypherBody(Strict):
     params: dict[str, Any] = Field(
         default_factory=dict, description=f"query parameters (not `namespace`), at most {MAX_PARAMS_DEPTH} levels deep"
     )
-    limit: int | None = Field(None, ge=1, le=10_000, description="rows at most (default 1000)")
+    limit: Whole | None = Field(None, ge=1, le=10_000, description="rows at most (default 1000)")
 
     @field_validator("params")
     @classmethod
@@ -481,10 +503,10 @@ class RunStepBody(Strict):
     signature: Text | None = Field(
         None, description="instead of name + arguments: the agent's own signature of the call (equal = same call)"
     )
-    tokens: int = Field(ge=0, le=100_000_000, description="tokens in the agent's context now (the latest, not a sum)")
-    window: int = Field(ge=1, le=100_000_000, description="the agent's context window, in tokens")
-    wrote_file: bool = Field(False, description="the step wrote a file")
-    called_tool: bool | None = Field(None, description="the step called a tool (default: whether a call is named)")
+    tokens: Whole = Field(ge=0, le=100_000_000, description="tokens in the agent's context now (the latest, not a sum)")
+    window: Whole = Field(ge=1, le=100_000_000, description="the agent's context window, in tokens")
+    wrote_file: Flag = Field(False, description="the step wrote a file")
+    called_tool: Flag | None = Field(None, description="the step called a tool (default: whether a call is named)")
     context_text: str | None = Field(
         None, max_length=MAX_CONTEXT_TEXT_CHARS, description="the text the step added to the context (information gain)"
     )
@@ -529,13 +551,13 @@ class ContextBody(Strict):
 
     goal: NonBlank | None = Field(None, min_length=1, max_length=4000, description="what the agent works towards")
     query: NonBlank | None = Field(None, min_length=1, max_length=4000, description="instead of goal: what to look up")
-    token_budget: int = Field(ge=1, le=100_000, description="the context's size at most, in tokens (see `tokenizer`)")
+    token_budget: Whole = Field(ge=1, le=100_000, description="the context's size at most, in tokens (see `tokenizer`)")
     mode: Literal["local", "global"] = Field("local", description="local: the current work; global: the big picture")
     run_id: str | None = Field(
         None, pattern=r"^[A-Za-z0-9._-]{1,128}$", description="the agent's run: above its pressure limit, the context "
         "switches (drops details of completed tasks, reloads the next step's neighbourhood)"
     )  # fmt: skip
-    top_k: int = Field(20, ge=1, le=100, description="recall cards considered at most")
+    top_k: Whole = Field(20, ge=1, le=100, description="recall cards considered at most")
     now: Time | None = Field(None, description="recall's reference time for relative expressions (default: now)")
     agent_id: Text | None = Field(
         None, description="the asking agent (whose run and memories count); must be the key's agent"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+import unicodedata
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -18,8 +19,9 @@ MAX_CAPACITY = 10**12
 # refused too, as path segments that URLs and file names treat specially.
 NAMESPACE_PATTERN = re.compile(r"[A-Za-z0-9._-]{1,64}")
 NAMESPACE_RULE = "1-64 letters, digits, '-', '_' or '.', other than '.' and '..'"
-# After the type prefix: printable text without control characters (\x1f separates pair keys).
-_ID_BODY = re.compile(r"[^\x00-\x1f\x7f]{1,200}")
+# After the type prefix: printable text without control characters (\x1f separates pair keys), C1
+# controls or line separators, and not only invisible characters (`is_blank`).
+_ID_BODY = re.compile("[^\x00-\x1f\x7f-\x9f\u2028\u2029]{1,200}")
 
 
 class InputError(HippographError, ValueError):
@@ -45,11 +47,38 @@ def has_lone_surrogate(text: str) -> bool:
 MAX_UTC_OFFSET = timedelta(hours=18)
 
 
+# Characters that show nothing: whitespace, controls, format characters (zero-width space and
+# joiners, bidi marks, BOM), combining marks with nothing to combine with, and fillers that render
+# as blanks although Unicode calls them letters or symbols. A name made of these only is no name.
+_INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Mn", "Me", "Zs", "Zl", "Zp"})
+_BLANK_LOOKING = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+# Control characters (C0 with NUL, DEL, C1) and the line/paragraph separators: never in an id or a name.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def is_blank(text: str) -> bool:
+    """True when nothing of `text` shows: it is empty, whitespace or invisible characters only."""
+    return all(
+        char.isspace() or char in _BLANK_LOOKING or unicodedata.category(char) in _INVISIBLE_CATEGORIES
+        for char in text
+    )
+
+
 def check_not_blank(text: str) -> str:
-    """For pydantic validators: text that is only whitespace is refused (ValueError)."""
-    if not text.strip():
-        raise ValueError("must not be blank")
+    """For pydantic validators: text that is only whitespace or invisible characters (zero-width
+    spaces, format characters) is refused (ValueError)."""
+    if is_blank(text):
+        raise ValueError("must not be blank (only whitespace or invisible characters)")
     return text
+
+
+def check_identifier(text: str) -> str:
+    """For pydantic validators: an id, tag or name (a speaker, an agent) has no control character
+    (NUL, newline, tab, ...) and is not blank (ValueError otherwise). A zero-width joiner inside a
+    visible name stays allowed (emoji sequences, Persian names); a name made only of them does not."""
+    if (found := _CONTROL.search(text)) is not None:
+        raise ValueError(f"must not contain control characters (found U+{ord(found.group()):04X})")
+    return check_not_blank(text)
 
 
 def check_storable_time(value: datetime) -> datetime:
@@ -68,11 +97,47 @@ def check_storable_time(value: datetime) -> datetime:
     return value
 
 
+# A JSON integer of more characters than this cannot be 64-bit (19 digits and a sign; JSON has no
+# leading zeros). `json.loads` would convert it all the same: thousands of digits cost quadratic time
+# and past Python's int-string limit (4,300 digits) raise ValueError mid-parse, with no place to
+# name. `parse_json_int` keeps such a number as `OutOfRangeInt`, which `check_json_value` refuses at
+# its place.
+MAX_JSON_INT_CHARS = 20
+
+
+class OutOfRangeInt:
+    """A JSON integer too long to be 64-bit, left unconverted (see MAX_JSON_INT_CHARS)."""
+
+    __slots__ = ("digits",)
+
+    def __init__(self, token: str) -> None:
+        self.digits = len(token.lstrip("-"))
+
+    def __repr__(self) -> str:  # in messages that quote a value
+        return f"<an integer of {self.digits} digits>"
+
+
+def parse_json_int(token: str) -> int | OutOfRangeInt:
+    """`json.loads(..., parse_int=parse_json_int)`: every client JSON is parsed so."""
+    return int(token) if len(token) <= MAX_JSON_INT_CHARS else OutOfRangeInt(token)
+
+
+_NUMBER_TEXT = re.compile(r"\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*")
+
+
+def check_time_text(value: Any) -> Any:
+    """For pydantic "before" validators: a time is ISO 8601 text (or a datetime). pydantic would also
+    read a number, or text that is one ("0.5"), as Unix seconds, where OpenAPI says date-time."""
+    if isinstance(value, datetime) or (isinstance(value, str) and not _NUMBER_TEXT.fullmatch(value)):
+        return value
+    raise ValueError("expected an ISO 8601 date-time such as 2024-05-15T10:00:00Z")
+
+
 def check_json_value(value: Any, field: str, max_depth: int) -> None:
     """Raise InputError naming a place (`field.key[2]`) of a parsed JSON value that the
     engines cannot store: objects and arrays nested deeper than `max_depth` levels, a string or key
-    with a lone surrogate, an integer beyond 64 bits, a NaN or infinite float. Iterative, so a value
-    of any depth is checked without recursion."""
+    with a lone surrogate, an integer beyond 64 bits (also one `parse_json_int` left unconverted),
+    a NaN or infinite float. Iterative, so a value of any depth is checked without recursion."""
     stack: list[tuple[Any, str, int]] = [(value, field, 0)]
     while stack:
         item, path, depth = stack.pop()
@@ -97,6 +162,8 @@ def check_json_value(value: Any, field: str, max_depth: int) -> None:
                 raise InputError(path or "body", "integer beyond the 64-bit range")
         elif isinstance(item, float) and not math.isfinite(item):
             raise InputError(path or "body", "must be a finite number")
+        elif isinstance(item, OutOfRangeInt):
+            raise InputError(path or "body", f"integer beyond the 64-bit range ({item.digits} digits)")
 
 
 def check_namespace(name: str) -> str:
@@ -118,7 +185,7 @@ def namespace_term(namespace: str) -> str:
 def check_node_id(node_id: str, field: str = "id", expected: NodeType | None = None) -> str:
     prefix, sep, body = node_id.partition(":")
     node_type = NodeType.of_id(node_id)
-    if not sep or node_type is None or not _ID_BODY.fullmatch(body):
+    if not sep or node_type is None or not _ID_BODY.fullmatch(body) or is_blank(body):
         raise InputError(field, "must be '<type>:<key>' with a node type prefix such as 'knowledge:'")
     if expected is not None and node_type != expected:
         raise InputError(field, f"must start with '{expected.id_prefix}:' for a {expected.value} node")

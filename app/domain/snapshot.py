@@ -64,6 +64,8 @@ from datetime import date, datetime
 from typing import Any, NoReturn, TypeAlias
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from app.domain.inputs import OutOfRangeInt, parse_json_int
+
 __all__ = [
     "FORMAT",
     "GRAPHML_NS",
@@ -401,11 +403,14 @@ def _load_json(text: str | bytes) -> Any:
         except UnicodeDecodeError as error:
             raise SnapshotFormatError(f"not UTF-8: {error}") from error
     try:
-        return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
+        document = json.loads(
+            text, object_pairs_hook=_unique_keys, parse_constant=_no_constant, parse_int=parse_json_int
+        )
     except json.JSONDecodeError as error:
         raise SnapshotFormatError(f"not valid JSON: {error}") from error
     except RecursionError:  # the C decoder stops at the interpreter's recursion limit (~1000 levels)
         raise SnapshotFormatError("not a snapshot: JSON nested about 1000 levels deep") from None
+    return document  # an integer too long to be 64-bit is an OutOfRangeInt: refused where it is read
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -481,6 +486,8 @@ def _value_from_json(raw: object, where: str) -> Any:
         _fail(where, "null is not a property value")
     if isinstance(raw, list):
         return [_list_item_from_json(item, f"{where}[{i}]") for i, item in enumerate(raw)]
+    if isinstance(raw, OutOfRangeInt):
+        _fail(where, f"integer of {raw.digits} digits is outside the 64-bit range")
     if not isinstance(raw, dict):
         return raw
     if len(raw) != 1 or not isinstance(next(iter(raw.values())), str):
@@ -1008,6 +1015,8 @@ def _parse_boolean(text: str, where: str) -> bool:
 def _parse_long(text: str, where: str) -> int:
     if not _LONG.fullmatch(text):
         _fail(where, f"invalid long {text!r}")
+    if len(text.lstrip("+-").lstrip("0")) > 19:  # before int(): thousands of digits raise ValueError
+        _fail(where, f"integer of {len(text)} characters is outside the 64-bit range")
     return int(text)
 
 
@@ -1031,7 +1040,7 @@ _SCALAR_PARSERS: dict[str, Callable[[str, str], PropertyValue]] = {
 
 def _parse_list(text: str, scalar: str, where: str) -> PropertyValue:
     try:
-        raw = json.loads(text)
+        raw = json.loads(text, parse_int=parse_json_int)
     except json.JSONDecodeError as error:
         _fail(where, f"invalid JSON array: {error}")
     if not isinstance(raw, list):
@@ -1040,6 +1049,8 @@ def _parse_list(text: str, scalar: str, where: str) -> PropertyValue:
 
 
 def _list_item(item: object, scalar: str, where: str) -> Any:
+    if isinstance(item, OutOfRangeInt):  # parse_json_int kept it unconverted (thousands of digits)
+        _fail(where, f"integer of {item.digits} digits is outside the 64-bit range")
     kind = _scalar_kind(item)
     if scalar == "double" and kind == "long":
         return float(item)  # type: ignore[arg-type]  # a tool may write 1 for 1.0

@@ -8,6 +8,10 @@ route the router matched (`scope["route"]`); a request answered before routing (
 The request id is the one `app/api/errors.py` assigned (`request.state.request_id`, also the
 `X-Request-ID` header and the error bodies' `request_id`); the agent is the `Caller` that
 `app/api/auth.py` put on the request's state.
+
+A client that goes away before its request was read whole (Starlette raises `ClientDisconnect`
+where the body is read) is no server error: it is counted and logged with nginx's 499 ("client
+closed request"), and nothing is answered, there being no one to answer.
 """
 
 from __future__ import annotations
@@ -17,12 +21,14 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from starlette.requests import ClientDisconnect
 from starlette.routing import BaseRoute, Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.observability.metrics import UNMATCHED, Metrics
 
 access_log = logging.getLogger("hippograph.access")
+CLIENT_CLOSED_REQUEST = 499
 
 
 class RequestObservation:
@@ -47,6 +53,8 @@ class RequestObservation:
 
         try:
             await self.app(scope, receive, send_and_note_status)
+        except ClientDisconnect:
+            status = CLIENT_CLOSED_REQUEST  # not re-raised: the server logs it as an error otherwise
         finally:
             self._observe(scope, status, time.perf_counter() - start)
 

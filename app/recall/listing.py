@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from app.domain.decay import SOFT_FORGET_THRESHOLD
-from app.domain.inputs import InputError
+from app.domain.inputs import InputError, check_storable_time
 from app.domain.keys import EVERYTHING, Viewer
 from app.domain.model import Importance, NodeType
 from app.recall.neighbourhood import seen_by
@@ -27,7 +27,9 @@ MAX_LIMIT = 200
 EARLIEST = datetime(1, 1, 1, tzinfo=UTC)
 LATEST = datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC)
 _LATEST_TEXT = "9999-12-31T23:59:59.999999Z"
-_NEO4J_DATETIME = re.compile(r"^-?\d{4,9}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$")
+# created_at as Neo4j prints it (stored times lie within years 1-9999: app/domain/inputs.py).
+_NEO4J_DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})")
+_NOT_A_CURSOR = "not a cursor of this listing (pass next_cursor back unchanged)"
 
 
 @dataclass(frozen=True)
@@ -60,9 +62,15 @@ def decode_cursor(cursor: str) -> tuple[str, str]:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
         created_at, node_id = json.loads(raw.decode("utf-8"))
     except (binascii.Error, UnicodeDecodeError, ValueError, TypeError):
-        raise InputError("cursor", "not a cursor of this listing (pass next_cursor back unchanged)") from None
-    if not (isinstance(created_at, str) and _NEO4J_DATETIME.match(created_at) and isinstance(node_id, str)):
-        raise InputError("cursor", "not a cursor of this listing (pass next_cursor back unchanged)")
+        raise InputError("cursor", _NOT_A_CURSOR) from None
+    if not (isinstance(created_at, str) and _NEO4J_DATETIME.fullmatch(created_at) and isinstance(node_id, str)):
+        raise InputError("cursor", _NOT_A_CURSOR)
+    # Neo4j's datetime() refuses what the pattern lets through (month 13, hour 25, year 0, an
+    # offset past 18:00): a 500 from the engine. Python reads the same text (nanoseconds cut).
+    try:
+        check_storable_time(datetime.fromisoformat(re.sub(r"(\.\d{6})\d+", r"\1", created_at)))
+    except ValueError:
+        raise InputError("cursor", f"{_NOT_A_CURSOR}: its time is out of range") from None
     return created_at, node_id
 
 

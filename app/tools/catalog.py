@@ -16,11 +16,13 @@ from app.api.schemas import (
     MAX_CONTENT_CHARS,
     ChainBody,
     CypherBody,
+    Flag,
     MemoryBody,
     MemorySearchQuery,
     RecallBody,
     Strict,
     Text,
+    Whole,
 )
 from app.domain.inputs import derive_summary
 from app.domain.keys import Role
@@ -38,8 +40,8 @@ class NodeArguments(Strict):
 
 class RelatedArguments(Strict):
     node_id: Text = Field(description="the node's id, '<type>:<key>'")
-    depth: int = Field(1, ge=1, le=MAX_DEPTH, description=f"hops away from the node (1-{MAX_DEPTH})")
-    limit: int = Field(20, ge=1, le=MAX_LIMIT, description=f"nodes at most (1-{MAX_LIMIT})")
+    depth: Whole = Field(1, ge=1, le=MAX_DEPTH, description=f"hops away from the node (1-{MAX_DEPTH})")
+    limit: Whole = Field(20, ge=1, le=MAX_LIMIT, description=f"nodes at most (1-{MAX_LIMIT})")
 
 
 class NoteArguments(Strict):
@@ -58,7 +60,7 @@ class NoteArguments(Strict):
         None, description="how long it should last (default: detected from the text); MUST_REMEMBER never fades"
     )
     tags: list[Text] = Field(default_factory=list, max_length=64, description="tags to find it by (memory_search)")
-    private: bool = Field(False, description="true: only your own agent (and the namespace's admins) will see it")
+    private: Flag = Field(False, description="true: only your own agent (and the namespace's admins) will see it")
 
     def to_body(self) -> MemoryBody:
         return MemoryBody(
@@ -74,7 +76,7 @@ class NoteArguments(Strict):
 class GraphQueryArguments(CypherBody):
     """The Cypher route's body with a smaller default row limit, sized for a context window."""
 
-    limit: int | None = Field(50, ge=1, le=10_000, description="rows at most (default 50)")
+    limit: Whole | None = Field(50, ge=1, le=10_000, description="rows at most (default 50)")
 
 
 def _save_note(access: Access, runtime: Runtime, arguments: NoteArguments) -> dict[str, Any]:
