@@ -23,6 +23,9 @@ __all__ = ["Embedder", "EmbeddingIdentity", "EmbeddingModelError", "OnnxEncoder"
 # (larger batches of long texts ran slower). Measured with the int8 export on 2 cores.
 MAX_BATCH_ROWS = 64
 BATCH_TOKENS = 4096
+# Models trained on English text only: their vectors of Chinese text are near chance (LoCoMo dev in
+# Chinese, dense R@10 0.077 with all-MiniLM-L6-v2 against 0.595 for BM25; docs/benchmarks.md, "Chinese").
+ENGLISH_ONLY_MODELS = (PACKAGED_MINILM,)
 
 
 def resolve_model_path(name_or_path: str, cache_dir: Path | None = None) -> Path:
@@ -137,6 +140,9 @@ class Embedder:
         prompt = self.encoder.exported.passage_prompt
         self.window: int = self.encoder.window - (self.encoder.token_counts([prompt])[0] if prompt else 0)
         self.identity = EmbeddingIdentity(name or str(model_path), self.encoder.exported.model_digest)
+        # Whether its vectors of Chinese text mean anything (recall leans on them only then).
+        english_only = {resolve_model_path(model).resolve() for model in ENGLISH_ONLY_MODELS}
+        self.reads_chinese: bool = model_path.resolve() not in english_only
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Embedder:

@@ -2,7 +2,7 @@
 """A per-question diff of two evaluation runs: what a change gained and lost, question by question.
 
     .venv/bin/python scripts/compare_runs.py A.json B.json [--k 10] [--top 10] [--system hippograph]
-        [--system-b bm25]
+        [--system-b bm25] [--only SAMPLE_TEXT]
 
 A (before) and B (after) are `--json-out` reports of `scripts/eval_locomo.py` or
 `scripts/eval_longmemeval.py` (of the same data). Printed: the mean recall@k of A and B per category
@@ -13,6 +13,8 @@ cards of both runs (rank, `[E <turn ids>]` when the card holds evidence turns, t
 
 --system compares another system of the reports (bm25, dense); --system-b another system in B than
 in A, e.g. `compare_runs.py RUN.json RUN.json --system-b bm25` lists where BM25 beats Hippograph.
+--only keeps the questions whose id (`<sample_id>:<n>`) contains the text: one language direction of
+`locomo-dev-cross.json`, or one sample.
 The diffing is `app.evaluation.compare`; this script only reads and prints.
 """
 
@@ -45,6 +47,11 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=10, help="cards shown per run for each changed question")
     parser.add_argument("--system", default=HIPPOGRAPH, help="the system compared (hippograph, bm25, dense)")
     parser.add_argument("--system-b", help="the system of run B, when it differs from --system")
+    parser.add_argument(
+        "--only",
+        help="compare only the questions whose id contains this text (a sample or a direction of the cross-language "
+        "file: --only cross-en-turns-zh-questions)",
+    )
     args = parser.parse_args()
     a, b = load(args.a), load(args.b)
     if a.get("dataset") != b.get("dataset"):
@@ -54,7 +61,12 @@ def main() -> None:
             raise SystemExit(f"run {name} kept {report.get('top_k')} cards per question: --k {args.k} is more")
     system_b = args.system_b or args.system
     try:
-        comparison = compare(questions_of(a, args.system), questions_of(b, system_b), args.k)
+        questions = questions_of(a, args.system), questions_of(b, system_b)
+        if args.only:
+            questions = tuple({key: q for key, q in run.items() if args.only in key} for run in questions)
+            if not questions[0]:
+                raise ValueError(f"no question id of run A contains {args.only!r}")
+        comparison = compare(*questions, args.k)
     except ValueError as error:
         raise SystemExit(str(error)) from error
     for name, path, report, system in (("A", args.a, a, args.system), ("B", args.b, b, system_b)):

@@ -169,3 +169,14 @@ def test_minilm_has_no_prompts(exact_embedder: Embedder) -> None:
     assert (exported.query_prompt, exported.passage_prompt) == ("", "")
     assert exact_embedder.embed_queries(TEXTS[:2]) == exact_embedder.embed_passages(TEXTS[:2])
     assert exact_embedder.identity.model == str(exact_embedder.model_path)  # no name given: its folder
+
+
+def test_minilm_does_not_read_chinese_a_copy_of_it_elsewhere_is_not_known(
+    tmp_path: Path, exact_embedder: Embedder
+) -> None:
+    """Recall leans on an embedder's vectors of a Chinese query only when it reads Chinese; a model
+    this code does not know is trusted."""
+    assert not exact_embedder.reads_chinese
+    model = tmp_path / "copy"
+    shutil.copytree(resolve_model_path(PACKAGED_MINILM), model)
+    assert Embedder(model, tmp_path / "cache", "fp32").reads_chinese

@@ -74,6 +74,7 @@ def test_it_finds_chinese_and_cross_lingual_answers(e5: Embedder) -> None:
 
 def test_the_identity_names_the_model(e5: Embedder) -> None:
     assert e5.identity.model == PACKAGED_E5 and len(e5.identity.digest) == 16
+    assert e5.reads_chinese
 
 
 def test_another_release_of_the_image_is_refused(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]

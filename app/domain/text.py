@@ -1,5 +1,11 @@
 """Tokens for lexical matching in English and Chinese alike: lower-cased words for alphabetic
-scripts, overlapping character bigrams for CJK runs (single characters when a run has one)."""
+scripts, overlapping character bigrams for CJK runs (single characters when a run has one).
+
+Chinese has no spaces, so its stop words are cut out of a run before the bigrams are made
+(`cjk_pieces`): question words (什么, 哪里, 什么时候, 谁, 为什么, 多少), sentence particles (吗, 呢, 吧),
+the structural particles 的 and 了, and polite filler (请问, 告诉我, 你还记得). Left in, they made
+bigrams of their own ("什么" matched every question in a conversation) and across their edges
+("么时", "组的")."""
 
 from __future__ import annotations
 
@@ -65,14 +71,62 @@ STOP_WORDS = frozenset(
 )
 
 
+# fmt: off
+# Chinese stop words, cut out of a CJK run wherever they stand (longest first, so 什么时候 before 什么).
+# Only words that are never part of a content word, or guarded against the words they hide in:
+# 几乎 (almost) keeps its 几, 酒吧 its 吧, 目的 and 的确 their 的, 了解 and 受不了 their 了.
+_CJK_QUESTION_WORDS = (
+    "什么时候", "什么样", "什么", "哪里", "哪儿", "哪些", "哪个", "哪位", "哪种", "哪家", "哪天", "哪年", "哪", "谁",
+)
+_CJK_STOP_WORDS = (
+    "为什么", "为何", "怎么样", "怎么", "怎样", "如何", "多少", "多久", "多长时间", "几个", "几次", "几时",
+    "是否", "是不是", "有没有", "会不会", "能不能", "可不可以",
+    # polite filler and asking about memory
+    "请问", "请告诉我", "告诉我", "你还记得", "还记得吗", "你知道", "我想知道", "想知道", "麻烦你", "一下",
+    # "now", "before", "after": said by most turns, about no topic (a date is the time window's job)
+    "现在", "目前", "之前", "以前", "之后", "以后",
+    # function words
+    "为了", "除了", "的话", "吗", "呢", "啊", "呀", "嘛", "呗", "哦", "啦",
+)
+# fmt: on
+
+
+def _longest_first(words: tuple[str, ...]) -> str:
+    return "|".join(sorted(words, key=len, reverse=True))
+
+
+# A question word takes the copula along (是什么, 谁是); not 在, which may end a verb (住在哪里: 住在).
+_CJK_STOP = re.compile(
+    f"是?(?:{_longest_first(_CJK_QUESTION_WORDS)})是?|{_longest_first(_CJK_STOP_WORDS)}"
+    r"|(?<![目])的(?![确士])|(?<![不得])了(?![解不])|(?<![酒网贴书氧])吧"
+)
+# Characters that are no content word on their own: a piece of nothing else is dropped ("是从"
+# between 4年前 and 哪里, 在 before a question word).
+_CJK_FUNCTION_CHARS = frozenset("是在和与跟也都就还又很太最把被给对向从让我你他她它这那有去")
+
+
+def cjk_pieces(run: str) -> list[str]:
+    """The content pieces of a CJK run: the run cut at its Chinese stop words, without the pieces
+    made of function characters only ("Caroline的身份认同是什么" -> 身份认同)."""
+    return [piece for piece in _CJK_STOP.split(run) if piece and not set(piece) <= _CJK_FUNCTION_CHARS]
+
+
 def tokens(text: str, drop_stop_words: bool = True) -> list[str]:
     found: list[str] = []
     for run in CJK_RUN.findall(text):
-        found.extend([run] if len(run) == 1 else [run[i : i + 2] for i in range(len(run) - 1)])
+        for piece in cjk_pieces(run) if drop_stop_words else [run]:
+            found.extend([piece] if len(piece) == 1 else [piece[i : i + 2] for i in range(len(piece) - 1)])
     for word in _WORD.findall(CJK_RUN.sub(" ", text.lower())):
         if not (drop_stop_words and word in STOP_WORDS):
             found.append(word)
     return found
+
+
+def mostly_chinese(text: str) -> bool:
+    """Whether the text is written in Chinese: more CJK characters than words of other scripts
+    ("Caroline向Melanie推荐了哪本书？" is; "What did 王磊 say about 大理?" is not)."""
+    cjk = sum(len(run) for run in CJK_RUN.findall(text))
+    return cjk > len(_WORD.findall(CJK_RUN.sub(" ", text)))
 
 
 def estimate_tokens(text: str) -> int:

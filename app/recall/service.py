@@ -9,7 +9,7 @@ import time
 from collections.abc import Mapping, Sequence
 from concurrent import futures
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Protocol, TypeVar
 
@@ -18,6 +18,7 @@ from app.domain.inputs import ELLIPSIS, derive_summary
 from app.domain.keys import EVERYTHING, Viewer
 from app.domain.model import NodeType, Source
 from app.domain.passages import sentence_of_passage
+from app.domain.text import mostly_chinese
 from app.domain.turns import Turn, dialogue_id
 from app.embedding import Embedder
 from app.extract.facts import normalize_name
@@ -183,7 +184,11 @@ class Recall:
         parsed = parse_query(request.query, now, self.vocabulary, self.categories)
         if self.spreading.speaker_names:
             parsed = parsed.with_speakers(self._speakers(namespace, parsed))
-        cold_future = self._pool.submit(self._timed, self._cold, namespace, parsed)
+        weights = self.weights
+        if mostly_chinese(parsed.text) and not self.embedder.reads_chinese:
+            weights = replace(weights, vector=weights.vector * weights.unread_vector)
+        cold_work = self._cold if weights.vector > 0 else _no_cold_hits
+        cold_future = self._pool.submit(self._timed, cold_work, namespace, parsed)
         try:
             (hot, hot_stats, pending_turns, focus_session), hot_ms = self._timed(
                 self.hot_path, namespace, parsed, request
@@ -207,7 +212,7 @@ class Recall:
                 include_history=request.include_history,
                 as_of=request.as_of,
                 window=parsed.window,
-                weights=self.weights,
+                weights=weights,
                 aggregate=parsed.aggregate,
                 ahead=parsed.ahead,
             )
@@ -463,6 +468,11 @@ class Recall:
         if ids:
             self.accesses.record(namespace, ids)
             self.learning.record(namespace, ids[: self.spreading.co_activate_top])
+
+
+def _no_cold_hits(namespace: str, parsed: ParsedQuery) -> ColdHits:
+    """The cold path of a query whose vectors would be chance (`FusionWeights.unread_vector` 0)."""
+    return {}, [], {}
 
 
 def fixed_size(values: Sequence[T], size: int, filler: T) -> list[T]:
