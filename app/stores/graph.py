@@ -175,9 +175,13 @@ def user_query_errors() -> Iterator[None]:
             raise UserQueryError(exc.code or "", exc.message or str(exc)) from exc
         raise
     except neo4j.exceptions.DatabaseError as exc:
-        # Neo4j failed the query itself (allShortestPaths between a node and itself), not the engine.
-        if exc.code == "Neo.DatabaseError.Statement.ExecutionFailed":
-            raise UserQueryError(exc.code, exc.message or str(exc)) from exc
+        # Neo4j failed the query itself (allShortestPaths between a node and itself), not the engine;
+        # or its parser's tokenizer did ("/* x" at the end: an unknown error saying "Lexical error").
+        code, message = exc.code or "", exc.message or str(exc)
+        if code == "Neo.DatabaseError.Statement.ExecutionFailed" or (
+            code == "Neo.DatabaseError.General.UnknownError" and "Lexical error" in message
+        ):
+            raise UserQueryError(code, message) from exc
         raise
 
 
