@@ -214,6 +214,20 @@ CHINESE = [
     ("我5月初搬到了北京", [("Bob", "moved_to", "北京")]),
     ("我的车还是 Model 3，开了四年了。", [("Bob", "car", "Model 3")]),
     ("我朋友的车也是飞度", [("Bob's friend", "car", "飞度")]),
+    # an adverb or a duration after the value is not part of it
+    ("我现在已经住在大理了", [("Bob", "lives_in", "大理")]),
+    ("我住在大理已经三年了", [("Bob", "lives_in", "大理")]),
+    ("我在大理已经住了三年", [("Bob", "lives_in", "大理")]),
+    ("我在大理也住了三年", [("Bob", "lives_in", "大理")]),
+    ("我住在大理三年了", [("Bob", "lives_in", "大理")]),
+    ("我搬到了上海半年多了", [("Bob", "moved_to", "上海")]),
+    ("我在腾讯也工作了两年", [("Bob", "works_at", "腾讯")]),
+    # ... and a place that ends in a character of an adverb keeps it
+    ("我在成都住了五年", [("Bob", "lives_in", "成都")]),
+    ("我在京都生活", [("Bob", "lives_in", "京都")]),
+    # going to take part in something is no trip
+    ("上周我去参加了一个骄傲游行。", []),
+    ("我去的是海边", []),
 ]
 
 

@@ -190,6 +190,17 @@ ZH_ROWS = [
     ("2022年国庆节我们在西安。", "2022年国庆节", "2022-10-01", "2022-10-02", DAY),
     ("感恩节我们吃了火鸡。", "感恩节", "2023-11-23", "2023-11-24", DAY),  # the fourth Thursday of November
     ("复活节我们去了教堂。", "复活节", "2024-03-31", "2024-04-01", DAY),
+    # lunar holidays, from the table of app/extract/lunar.py
+    ("春节我回老家了。", "春节", "2024-02-10", "2024-02-11", DAY),
+    ("去年春节我们去了三亚。", "去年春节", "2023-01-22", "2023-01-23", DAY),
+    ("除夕那天包了饺子。", "除夕", "2024-02-09", "2024-02-10", DAY),
+    ("元宵节吃了汤圆。", "元宵节", "2024-02-24", "2024-02-25", DAY),
+    ("今年端午节打算去杭州。", "今年端午节", "2024-06-10", "2024-06-11", DAY),  # this year's: ahead
+    ("2023年中秋节我们在上海。", "2023年中秋节", "2023-09-29", "2023-09-30", DAY),
+    ("中秋回家看了爸妈。", "中秋", "2023-09-29", "2023-09-30", DAY),  # the latest one not after the turn
+    ("2025年中秋节我们回了老家。", "2025年中秋节", "2025-10-06", "2025-10-07", DAY),
+    ("七夕节我们去看了电影。", "七夕节", "2023-08-22", "2023-08-23", DAY),
+    ("重阳节去爬山了。", "重阳节", "2023-10-23", "2023-10-24", DAY),
 ]
 
 
@@ -277,10 +288,18 @@ def test_resolution_depends_on_reference(
         "I bought a Christmas tree.",
         "The Halloween party was loud.",
         "我买了圣诞节礼物。",
+        "中文课很有意思。",
+        "这件事很重要。",
+        "端正态度。",
     ],
 )
 def test_no_expression(sentence: str) -> None:
     assert find_time_expressions(sentence, REF) == []
+
+
+def test_a_lunar_holiday_outside_the_table_is_not_resolved() -> None:
+    assert find_time_expressions("春节我回老家了。", datetime(2045, 3, 1, tzinfo=UTC)) == []
+    assert [m.text for m in find_time_expressions("2040年春节", REF)] == ["2040年春节"]
 
 
 def test_mixed_language_sentence_keeps_text_order_and_spans() -> None:

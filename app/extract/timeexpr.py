@@ -50,7 +50,8 @@ Semantics (all windows half-open, in the reference's time zone; weeks are ISO we
   reference day; otherwise the nearest one not after it (past bias, as for dates). An English
   holiday needs one of those words, a year, or a preposition before it ("on Valentine's Day", "over
   Thanksgiving"): "a Christmas tree" and "the Halloween party" are things.
-  Holidays of the lunar calendar (春节, 中秋节, 端午节) are not resolved.
+  Holidays of the lunar calendar (春节, 除夕, 元宵节, 端午节, 七夕, 中秋节, 重阳节; `app/extract/lunar.py`)
+  the same way, from a table of their dates in 2000-2040 (a year outside it leaves them unresolved).
 - Times of day (INSTANT, start == end): a clock time next to a single-day expression, e.g.
   "at 3pm yesterday", "yesterday at 15:30", "last Friday at noon", 昨天下午3点, 上周五晚上8点半.
   A clock time alone is not an expression.
@@ -78,6 +79,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, tzinfo
 
+from app.extract.lunar import LUNAR_HOLIDAYS
 from app.extract.types import Granularity, TimeMention
 
 __all__ = ["find_time_expressions", "window_of"]
@@ -257,6 +259,7 @@ _CN_HOLIDAYS: dict[str, Callable[[int], date]] = {
     "感恩节": _THANKSGIVING,
     "平安夜": _CHRISTMAS_EVE,
     "圣诞节": _CHRISTMAS,
+    **LUNAR_HOLIDAYS,
 }
 # Words before an English holiday that make it a time ("on Valentine's Day", "over Thanksgiving").
 _EN_HOLIDAY_PREPOSITIONS = frozenset((
@@ -717,7 +720,7 @@ _RESOLVERS: dict[str, _Resolver] = {name: resolver for name, _, resolver in _EN_
 _PATTERN = re.compile(
     r"(?<![A-Za-z0-9])(?=[A-Za-z0-9])(?:"
     + "|".join(f"(?P<{name}>{pattern}){_EN_END}" for name, pattern, _ in _EN_RULES)
-    + r")|(?=[\d〇零一二两三四五六七八九十上下这本大前后昨今明去周星礼元情妇愚复劳母儿父国万感平圣])(?:"
+    + r")|(?=[\d〇零一二两三四五六七八九十上下这本大前后昨今明去周星礼元情妇愚复劳母儿父国万感平圣春除端中重])(?:"
     + "|".join(f"(?P<{name}>{pattern})" for name, pattern, _ in _CN_RULES)
     + ")",
     re.IGNORECASE,
