@@ -100,6 +100,13 @@ _EXPRESSION_SUBQUERY = re.compile(r"\b(?:EXISTS|COUNT|COLLECT)\s*\{", re.IGNOREC
 _FOREIGN_CALL = re.compile(r"\b(?:apoc|dbms|gds)\s*\.", re.IGNORECASE)
 _AND = re.compile(r"\s+AND\s+", re.IGNORECASE)
 _HINT = re.compile(r"\bUSING\s+(?:SCAN|JOIN|(?:(?:RANGE|TEXT|POINT|BTREE)\s+)?INDEX)\b", re.IGNORECASE)
+# The one hint allowed: seek a node by the namespace index (`USING INDEX m:Memory(namespace)`). It can
+# only put the anchor first; without it the planner may start from a label or relationship scan by
+# its statistics, which rule 4 then refuses although the query is anchored.
+_NAMESPACE_HINT = re.compile(
+    rf"\bUSING\s+(?:RANGE\s+)?INDEX\s+(?:SEEK\s+)?{_VAR}\s*:\s*Memory\s*\(\s*namespace\s*\)",
+    re.IGNORECASE,
+)
 _RANGE_CALL = re.compile(r"\brange\s*\(", re.IGNORECASE)
 _UNWIND_RANGE = re.compile(r"^\s*range\s*\([^\[\]]*\)\s+AS\s+\S+\s*$", re.IGNORECASE | re.DOTALL)
 _REDUCE = re.compile(rf"\breduce\s*\(\s*(?P<acc>{_VAR})\s*=", re.IGNORECASE)
@@ -117,11 +124,13 @@ class CypherRefused(Exception):
 
 
 def check_text(query: str) -> None:
-    """Raise `CypherRefused` when the query text holds a planner hint (outside string literals)."""
-    if match := _HINT.search(mask_quoted(query)):
+    """Raise `CypherRefused` when the query text holds a planner hint (outside string literals) other
+    than the namespace index seek (`USING INDEX m:Memory(namespace)`)."""
+    if match := _HINT.search(_NAMESPACE_HINT.sub(" ", mask_quoted(query))):
         raise CypherRefused(
             f"planner hints ({match.group(0)}) are refused: they can make Neo4j evaluate predicates on "
-            "other namespaces' nodes; leave the plan to Neo4j"
+            "other namespaces' nodes; the one allowed is USING INDEX m:Memory(namespace), which seeks "
+            "the namespace first"
         )
 
 
@@ -345,8 +354,8 @@ def _check_narrowing(name: str, chain: Chain, variables: Sequence[str]) -> None:
                 raise CypherRefused(
                     f"a Filter evaluates `{conjunct}` on the rows of {name} before they are narrowed to "
                     "$namespace, i.e. on other namespaces' nodes (its time or error would tell about them); "
-                    "anchor the pattern so Neo4j seeks the namespace first: "
-                    "MATCH (m:Memory {namespace: $namespace}) WHERE …"
+                    "anchor the pattern and make Neo4j seek the namespace first: (m:Memory {namespace: "
+                    "$namespace}) with USING INDEX m:Memory(namespace)"
                 )
         if any(_anchor_variable(conjunct) in variables for conjunct in filter_):
             return

@@ -5,6 +5,7 @@
 // param: members int 10 Partners listed per hub
 // param: limit int 20 How many hubs to return
 MATCH (hub:Memory {namespace: $namespace})-[a:ASSOCIATION]-(other:Memory {namespace: $namespace})
+USING INDEX hub:Memory(namespace)
 WHERE a.weight >= $min_weight
 WITH hub, a, other
 ORDER BY a.weight DESC, other.id

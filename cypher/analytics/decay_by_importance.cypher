@@ -4,6 +4,7 @@
 // description: their vectors stay; app/domain/decay.py SOFT_FORGET_THRESHOLD).
 // param: soft_forget_threshold float 0.05 Activation below which a memory is soft-forgotten
 MATCH (m:Memory {namespace: $namespace})
+USING INDEX m:Memory(namespace)
 WITH m.importance AS importance, count(m) AS memories, avg(m.activation) AS mean_activation,
      min(m.activation) AS min_activation,
      sum(CASE WHEN m.activation < $soft_forget_threshold THEN 1 ELSE 0 END) AS soft_forgotten

@@ -6,6 +6,7 @@
 // param: slot str null The slot, e.g. "lives_in"; null = every slot
 // param: limit int 200 How many versions to return
 MATCH (k:Memory {namespace: $namespace})
+USING INDEX k:Memory(namespace)
 WHERE k:Knowledge AND k.slot IS NOT NULL
   AND ($subject IS NULL OR toLower(k.subject) = toLower($subject))
   AND ($slot IS NULL OR k.slot = $slot)

@@ -6,6 +6,7 @@
 // param: prune_weights map {"TRIVIAL": 0.1, "NORMAL": 0.3, "IMPORTANT": 0.6, "FACT": 0.8, "IDENTITY": 0.9, "MUST_REMEMBER": 1.0} Prune weight per importance (app/domain/model.py)
 // param: limit int 50 How many candidates to return
 MATCH (m:Memory {namespace: $namespace})
+USING INDEX m:Memory(namespace)
 WHERE m.importance <> 'MUST_REMEMBER'
   AND NOT EXISTS { (m)-[:HIERARCHY|DEPENDENCY|TEMPORAL]-() }
 WITH m, m.activation * $prune_weights[m.importance] AS score
