@@ -1,11 +1,15 @@
 # Thin wrapper: every target calls a script under scripts/.
-.PHONY: run test stop install lint
+.PHONY: run test test-fast stop install lint
 
 run:
 	bash scripts/run.sh
 
 test:
 	bash scripts/test.sh
+
+# Everything but the whole-system drills (tests/conftest.py DRILLS); `make test` runs them too.
+test-fast:
+	bash scripts/test.sh -m "not drill"
 
 stop:
 	bash scripts/stop.sh
