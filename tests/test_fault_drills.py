@@ -95,13 +95,16 @@ def test_neo4j_stopped_mid_load_loses_and_duplicates_nothing_without_a_restart(
             deadline = time.monotonic() + 60
             while len(acknowledged) < 5 * BATCH and time.monotonic() < deadline:
                 time.sleep(0.1)
+            before_outage = len(acknowledged)
             private_neo4j.stop()
             time.sleep(10)  # the tasks of the batches in flight give up
+            during_outage = len(acknowledged) - before_outage
             private_neo4j.start()
             time.sleep(3)
             stop_posting.set()
             poster.join(timeout=60)
-            assert refused, "no request met the outage"
+            # Acknowledging needs only Redis: the posts go on being taken while Neo4j is away.
+            assert during_outage > 0 and refused == [], (during_outage, refused)
             assert unexpected == []
 
             pending = runtime.hot_window.pending_keys
@@ -110,8 +113,8 @@ def test_neo4j_stopped_mid_load_loses_and_duplicates_nothing_without_a_restart(
                 time.sleep(1)
             assert pending(namespace) == [], f"{len(pending(namespace))} turns still pending"
             statuses = [api.get(url).json()["status"] for url in batches]
-            # Some tasks gave up during the outage: their turns came back through resume_pending.
-            assert "failed" in statuses and set(statuses) <= {"done", "failed"}, statuses
+            # The tasks that gave up during the outage left their turns to resume_pending; every batch ends.
+            assert set(statuses) <= {"done", "failed"}, statuses
 
         assert_each_turn_once(runtime.graph.driver, namespace, acknowledged)
         assert runtime.dead_letters.list(namespace) == []  # an outage is never a dead letter
