@@ -30,6 +30,7 @@ from app.recall.query import (
     asks_to_aggregate,
     dense_query,
     lucene_query,
+    only_identifiers,
     parse_query,
     word_variants,
 )
@@ -439,3 +440,12 @@ def test_a_counts_leading_cards_come_from_as_many_sessions_as_they_can() -> None
     loose = [Card("knowledge:x", "Knowledge", "x", 1.0, 1.0, "fact", None, None, [], {}),
              Card("knowledge:y", "Knowledge", "y", 0.9, 1.0, "fact", None, None, [], {})]  # fmt: skip
     assert [c.score for c in spread_sessions(loose, {}, W)] == [1.0, 0.9]
+
+
+def test_a_query_of_codes_and_ids_only_is_told_apart() -> None:
+    """Its vector is chance (the cold path is not run for it); a question about a code is not."""
+    for text in ("IMTOK21727a01WA", "PROJ-4821", "v2.14.3", '"SF1234567890"', "CVE-2024-3094 RFC9110",
+                 "build_2291?", "#4821", "3.11.7", "x86_64", "c0ffee42。"):  # fmt: skip
+        assert only_identifiers(text), text
+    for text in ("", "hello", "Python 3.11", "what is IMTOK21727a01WA", "工单号IMTOK99x7b", "ü12", "-42"):
+        assert not only_identifiers(text), text

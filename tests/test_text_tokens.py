@@ -50,3 +50,16 @@ def test_a_text_is_mostly_chinese_when_its_characters_outnumber_other_words() ->
 def test_a_chinese_character_is_one_token_of_a_budget() -> None:
     assert estimate_tokens("我住在北京") == 5
     assert estimate_tokens("I live in Berlin") == 4
+
+
+def test_words_are_cut_as_the_full_text_index_cuts_them() -> None:
+    """Lucene's StandardTokenizer (the `cjk` analyzer's) keeps letters, digits and "_" together, joins
+    letters to letters by "." or an apostrophe and digits to digits by "." or ","; the query's terms
+    must be the index's tokens or an identifier matches nothing once written."""
+    assert tokens("remember IMTOK21727a01WA please") == ["remember", "imtok21727a01wa", "please"]
+    assert tokens("we run v2.14.3 and Python 3.11.7") == ["run", "v2.14.3", "python", "3.11.7"]
+    assert tokens("ticket JIRA-1234, build_42, x86_64") == ["ticket", "jira", "1234", "build_42", "x86_64"]
+    assert tokens("e.g. the 2pm call cost 3,000 dollars") == ["e.g", "2pm", "call", "cost", "3,000", "dollars"]
+    assert tokens("Caroline's 90's mail: user@example.com.") == ["caroline's", "90", "s", "mail", "user",
+                                                                 "example.com"]  # fmt: skip
+    assert tokens("工单号IMTOK99x7b和版本v3.2.1") == ["工单", "单号", "和版", "版本", "imtok99x7b", "v3.2.1"]

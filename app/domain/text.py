@@ -11,7 +11,12 @@ from __future__ import annotations
 
 import re
 
-_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?|\d+(?:[.,]\d+)*", re.UNICODE)
+# A word as the full-text index's tokenizer (Lucene's StandardTokenizer, Unicode's word boundaries)
+# cuts it, so that a query's terms are the index's terms: letters, digits and "_" run together
+# ("imtok21727a01wa", "build_42", "2pm"); "." and an apostrophe join letters to letters ("e.g",
+# "caroline's") and digits to digits with "," too ("v2.3.1", "3,000"). A code or ticket id cut into
+# pieces ("imtok 21727 a 01 wa") matched nothing the index holds.
+_WORD = re.compile(r"\w+(?:(?:(?<=[^\W\d_])[.'’](?=[^\W\d_])|(?<=\d)[.,'’](?=\d))\w+)*", re.UNICODE)
 # The CJK ideographs (Chinese has no spaces between words): one character class for every module.
 CJK_CHARS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 CJK_RUN = re.compile(f"[{CJK_CHARS}]+")

@@ -53,9 +53,10 @@ class FusionWeights:
 
     text: float = 0.4
     vector: float = 0.6
-    # Factor of `vector` for a query in a language the embedder does not read (a Chinese query and an
-    # English-only model, `Embedder.reads_chinese`): its nearest vectors are chance, mostly other
-    # questions (docs/benchmarks.md, "Chinese"). 0: the cold path is not run for it.
+    # Factor of `vector` for a query whose vector is chance: in a language the embedder does not read
+    # (a Chinese query and an English-only model, `Embedder.reads_chinese`: its nearest vectors were
+    # mostly other questions, docs/benchmarks.md "Chinese"), or made only of codes and ids
+    # (`ParsedQuery.literal`). 0: the cold path is not run for it.
     unread_vector: float = 0.0
     entity: float = 0.3
     hot: float = 0.2

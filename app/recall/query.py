@@ -163,6 +163,8 @@ class ParsedQuery:
     members: tuple[str, ...] = ()
     # The query asks what to do or what will happen (`asks_ahead`), not what was told in its window.
     ahead: bool = False
+    # The query is only codes, ids or versions (`only_identifiers`): its vector is chance.
+    literal: bool = False
 
     def with_speakers(self, keys: tuple[str, ...]) -> ParsedQuery:
         return replace(self, speakers=keys)
@@ -275,6 +277,7 @@ def parse_query(
         window=window_of(times),
         aggregate=asks_to_aggregate(text),
         ahead=asks_ahead(text),
+        literal=only_identifiers(text),
         members=tuple(m for m in members if m not in terms and m not in variants)[:MAX_MEMBERS],
     )
 
@@ -304,6 +307,20 @@ _AHEAD = re.compile(
     re.IGNORECASE,
 )
 _PAST = re.compile(r"\b(?:did|was|were|had)\b|了|过", re.IGNORECASE)
+
+
+# A code, ticket id or version: letters, digits and the marks ids are spelled with, holding a digit
+# ("IMTOK21727a01WA", "PROJ-4821", "v2.14.3", "build_2291", "#4821").
+_IDENTIFIER = re.compile(r"^#?(?=[\w.\-/:#]*\d)[A-Za-z0-9][\w.\-/:#]*$", re.ASCII)
+
+
+def only_identifiers(text: str) -> bool:
+    """Whether every word of the query is an identifier (quotes and end punctuation aside). An
+    embedding model reads no meaning into "SF1234567890": the nearest vectors were other turns that
+    hold some code, ranked above the one turn that holds this code (found by full text)."""
+    words = [word.strip("\"'“”‘’`«»()[]{}<>,;!?。，；！？") for word in text.split()]
+    words = [word.rstrip(".") for word in words if word]
+    return bool(words) and all(_IDENTIFIER.match(word) for word in words)
 
 
 def asks_ahead(text: str) -> bool:

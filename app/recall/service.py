@@ -185,7 +185,7 @@ class Recall:
         if self.spreading.speaker_names:
             parsed = parsed.with_speakers(self._speakers(namespace, parsed))
         weights = self.weights
-        if mostly_chinese(parsed.text) and not self.embedder.reads_chinese:
+        if parsed.literal or (mostly_chinese(parsed.text) and not self.embedder.reads_chinese):
             weights = replace(weights, vector=weights.vector * weights.unread_vector)
         cold_work = self._cold if weights.vector > 0 else _no_cold_hits
         cold_future = self._pool.submit(self._timed, cold_work, namespace, parsed)
