@@ -319,6 +319,9 @@ def worker(runtime) -> Iterator:  # type: ignore[no-untyped-def]
 
     # Other tests leave turns pending on purpose (no worker ran); they are not this worker's to resume.
     jobs = EmbeddedJobs(runtime, resume_pending=False)
+    # Its beat starts afresh, as on a data folder of its own: the shared runtime's folder keeps the
+    # last test's schedule, whose overdue jobs (resume_pending) would run at once, beside the test's.
+    (runtime.settings.data_dir / "celerybeat-schedule").unlink(missing_ok=True)
     jobs.start()
     yield jobs
     jobs.stop()
