@@ -86,17 +86,18 @@ def services(request: pytest.FixtureRequest) -> Iterator[Services]:
 SERVICES_KEY = pytest.StashKey[Services]()
 
 # The whole-system drills: processes killed, engines stopped or frozen, load, a browser, a generated
-# client. `make test` runs them with the rest; `make test-fast` (`-m "not drill"`) leaves them out.
+# client. `make test` runs them with the rest, first and longest first (see below); `make test-fast`
+# (`-m "not drill"`) leaves them out.
 DRILLS = (
-    "tests/test_process_drills.py",  # the API process and Redis SIGKILLed
-    "tests/test_fault_drills.py",  # engines frozen or killed under load
+    "tests/test_fault_drills.py",  # engines frozen or killed under load (~7 min)
+    "tests/test_process_drills.py",  # the API process and Redis SIGKILLed (~6 min)
     "tests/test_engine_outage.py",  # a private Neo4j stopped per test
-    "tests/test_worker_crash.py",  # a Celery worker SIGKILLed mid-batch
-    "tests/test_worker_metrics.py",  # a standalone worker process
     "tests/test_local_services.py",  # the engine scripts start, stop and restart servers
+    "tests/test_worker_crash.py",  # a Celery worker SIGKILLed mid-batch
     "tests/test_load_script.py::test_short_load_run_loses_nothing_and_leaks_nothing",
-    "tests/test_explorer.py::test_the_explorer_shows_recall_graph_decay_and_history_in_a_browser",
+    "tests/test_worker_metrics.py",  # a standalone worker process
     "tests/test_generated_client.py",  # a client generated from /openapi.json and installed
+    "tests/test_explorer.py::test_the_explorer_shows_recall_graph_decay_and_history_in_a_browser",
 )
 
 
@@ -105,14 +106,20 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark the drills, and run their files first: they are the longest files, mostly waiting (claims,
-    beat intervals, engine restarts), and under xdist (a file to a worker, in this order) the other
-    workers fill that time with the rest instead of all waiting on a drill at the end."""
-    drill_files = {nodeid.split("::", 1)[0] for nodeid in DRILLS}
+    """Mark the drills, and run their files first, longest first: they are the longest files, mostly
+    waiting (claims, beat intervals, engine restarts), and under xdist (a file to a worker, in this
+    order: scripts/test.sh passes --no-loadscope-reorder) the other workers fill that time with the
+    rest instead of all waiting on a drill at the end."""
+    drill_files = [nodeid.split("::", 1)[0] for nodeid in DRILLS]
     for item in items:
         if item.nodeid.startswith(DRILLS):
             item.add_marker(pytest.mark.drill)
-    items.sort(key=lambda item: item.nodeid.split("::", 1)[0] not in drill_files)  # stable: files keep their order
+
+    def rank(item: pytest.Item) -> int:
+        path = item.nodeid.split("::", 1)[0]
+        return drill_files.index(path) if path in drill_files else len(drill_files)
+
+    items.sort(key=rank)  # stable: the other files keep their order
 
 
 def _neo4j(stack: contextlib.ExitStack, use_docker: bool) -> tuple[str, str, str]:
@@ -282,6 +289,18 @@ def live_api(runtime, unused_port: int) -> Iterator[str]:  # type: ignore[no-unt
     yield f"http://127.0.0.1:{config.port}"
     server.should_exit = True
     thread.join(timeout=30)
+
+
+def terminate(process: subprocess.Popen, timeout_s: float = 60) -> None:  # type: ignore[type-arg]
+    """Stop a process the test started: SIGTERM (a clean shut-down), SIGKILL if it outlasts `timeout_s`."""
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=30)
 
 
 def checked(client: TestClient) -> TestClient:

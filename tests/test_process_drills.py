@@ -36,7 +36,7 @@ import pytest
 import redis
 
 from app.memory.hot_window import HotWindow
-from tests.conftest import REPO, Services, admin_headers, assert_each_turn_once, run_script
+from tests.conftest import REPO, Services, admin_headers, assert_each_turn_once, run_script, terminate
 from tests.test_engine_outage import SEED_NODE_ID, _v1_operations
 
 BATCH = 10
@@ -132,13 +132,8 @@ class ApiProcess:
         self.process.wait(timeout=30)
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=10)
+        if self.process is not None:
+            terminate(self.process, timeout_s=30)
 
     def client(self, timeout: float = 30) -> httpx.Client:
         return httpx.Client(base_url=self.url, headers=admin_headers(self.admin_key), timeout=timeout)

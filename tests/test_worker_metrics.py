@@ -3,14 +3,13 @@ HIPPOGRAPH_WORKER_METRICS_PORT: tasks run in a pool child, the main process serv
 
 from __future__ import annotations
 
-import signal
-import subprocess
 import time
 import urllib.request
 from pathlib import Path
 
 from prometheus_client.parser import text_string_to_metric_families
 
+from tests.conftest import terminate
 from tests.test_batches import TURNS
 from tests.test_worker_crash import _start_worker
 
@@ -69,16 +68,14 @@ def test_a_standalone_worker_serves_task_ingest_and_job_metrics(
         )  # fmt: skip
         assert metrics[("hippograph_ingest_turns_total", ns)] == 3
         stages = {labels for name, labels in metrics if name == "hippograph_ingest_stage_seconds_count"}
-        assert stages and all(metrics[("hippograph_ingest_stage_seconds_count", labels)] == 2 for labels in stages)
+        # Each stage once per task run that wrote turns: two, or one when a task took the other batch's
+        # turns over while they were queued behind it (a loaded machine).
+        counts = {metrics[("hippograph_ingest_stage_seconds_count", labels)] for labels in stages}
+        assert stages and counts <= {1, 2}, counts
         outcome = "hippograph_task_outcomes_total"
         assert metrics[(outcome, (("outcome", "success"), ("task", "hippograph.ingest_turns")))] >= 2
         assert metrics[(outcome, (("outcome", "success"), ("task", "hippograph.flush_activity")))] >= 1
         assert metrics[("hippograph_job_runs_total", (("job", "flush_activity"),))] == 1
         assert metrics[("hippograph_job_duration_seconds_count", (("job", "flush_activity"),))] == 1
     finally:
-        worker.send_signal(signal.SIGTERM)
-        try:
-            worker.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            worker.kill()
-            worker.wait(timeout=30)
+        terminate(worker)
