@@ -2,14 +2,15 @@
 # `make test`: install, lint, then the whole suite against real engines. tests/conftest.py uses
 # NEO4J_URI / REDIS_URL / QDRANT_URL when set, testcontainers when a Docker engine answers, and
 # otherwise starts local Neo4j and Redis through scripts/neo4j_local.py and scripts/redis_local.py.
-# The suite runs on HIPPOGRAPH_TEST_WORKERS pytest-xdist workers (3 by default on the 2-core reference
+# The suite runs on HIPPOGRAPH_TEST_WORKERS pytest-xdist workers (4 by default on the 2-core reference
 # machine: the drills spend most of their time waiting; 0 runs it in this process), each with engines
-# of its own, a test file to one worker (its module fixtures are built once). Extra arguments go to
-# pytest: `make test-fast` passes `-m "not drill"`.
+# of its own, a test file to one worker (its module fixtures are built once), in the order
+# tests/conftest.py gives (the drills first; xdist would sort files by their number of tests). Extra
+# arguments go to pytest: `make test-fast` passes `-m "not drill"`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh
 .venv/bin/ruff check app jobs scripts tests
 .venv/bin/mypy app jobs
-workers=${HIPPOGRAPH_TEST_WORKERS:-3}
-.venv/bin/python -m pytest -n "$workers" --dist loadfile "$@"
+workers=${HIPPOGRAPH_TEST_WORKERS:-4}
+.venv/bin/python -m pytest -n "$workers" --dist loadfile --no-loadscope-reorder "$@"
