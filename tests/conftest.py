@@ -334,9 +334,13 @@ def admin_headers(key: str = TEST_ADMIN_KEY) -> dict[str, str]:
 @pytest.fixture
 def worker(runtime) -> Iterator:  # type: ignore[no-untyped-def]
     """A Celery worker in this process, on the runtime's engines (the embedded run)."""
+    from jobs.celery_app import celery_app
     from jobs.embedded import EmbeddedJobs
 
-    # Other tests leave turns pending on purpose (no worker ran); they are not this worker's to resume.
+    # Other tests leave turns pending on purpose (no worker ran), and their tasks queued in this
+    # process's queue: they are not this worker's to run or resume (they would move the counters and
+    # logs the test reads).
+    celery_app.control.purge()
     jobs = EmbeddedJobs(runtime, resume_pending=False)
     # Its beat starts afresh, as on a data folder of its own: the shared runtime's folder keeps the
     # last test's schedule, whose overdue jobs (resume_pending) would run at once, beside the test's.
