@@ -62,9 +62,11 @@ def test_a_standalone_worker_serves_task_ingest_and_job_metrics(
         flush_activity.delay(namespace).get(timeout=120, disable_sync_subtasks=False)
 
         ns = (("namespace", namespace),)
+        # Celery sends task_success after storing the result waited for: the outcome may come a moment later.
+        flushed = ("hippograph_task_outcomes_total", (("outcome", "success"), ("task", "hippograph.flush_activity")))
         metrics = _until(
             lambda: (m := _scrape(unused_port)) and ("hippograph_job_runs_total", (("job", "flush_activity"),)) in m
-            and m, 30, "the job's metrics", log,
+            and flushed in m and m, 30, "the job's metrics", log,
         )  # fmt: skip
         assert metrics[("hippograph_ingest_turns_total", ns)] == 3
         stages = {labels for name, labels in metrics if name == "hippograph_ingest_stage_seconds_count"}
