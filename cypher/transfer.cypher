@@ -26,10 +26,12 @@ RETURN a.id AS source, {private: a.private, agent_id: a.agent_id} AS visibility,
 
 // name: import_nodes
 // $nodes: [{type, properties}]; every type is a validated NodeType value and every
-// properties.namespace is $namespace, with its properties.namespace_term.
+// properties.namespace is $namespace, with its properties.namespace_term (set again from
+// $namespace below, so no row can land in another namespace).
 UNWIND $nodes AS node
 CREATE (m:Memory:$(node.type))
 SET m = node.properties
+SET m.namespace = $namespace
 RETURN count(m) AS created
 
 // name: import_relationships

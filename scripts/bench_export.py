@@ -66,7 +66,7 @@ def load(graph: GraphStore, start: int, end: int) -> None:
     for first in range(start, end, LOAD_BATCH):
         last = min(end, first + LOAD_BATCH)
         graph.run_batched("bench.load_nodes", start=first, end=last, **params)
-        graph.run_batched("bench.load_edges", start=first, end=last, **params)
+        graph.run_batched("bench.load_edges", start=first, end=last, namespace=NAMESPACE, types=params["types"])
 
 
 def main() -> None:

@@ -105,7 +105,7 @@ def run(graph: GraphStore, namespaces: Namespaces, forgetting: Forgetting, n: in
         for start in range(0, n, LOAD_BATCH):
             end = min(n, start + LOAD_BATCH)
             graph.run_batched("bench.load_nodes", start=start, end=end, **params)
-            graph.run_batched("bench.load_edges", start=start, end=end, **params)
+            graph.run_batched("bench.load_edges", start=start, end=end, namespace=NAMESPACE, types=params["types"])
 
     _, load_s = timed("bulk load nodes + edges", load)
     report, decay_s = timed("decay job", lambda: forgetting.decay(NAMESPACE, now))

@@ -582,15 +582,15 @@ def chunks(rows: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
 def load_graph(runtime: Runtime, world: World, nodes: int, clock: Clock) -> GraphBuilder:
     builder = GraphBuilder(world.seed)
     graph = runtime.graph
-
-    def write(label: str, query: str, rows: Sequence[dict[str, Any]], size: int) -> None:
-        for part in chunks(rows, size):
-            with clock.step(label):
-                graph.write(query, namespace=NAMESPACE, namespace_term=namespace_term(NAMESPACE), rows=part)
+    term = namespace_term(NAMESPACE)
 
     def flush() -> None:
-        write("graph: nodes", "bench.load_memories", builder.nodes, NODE_BATCH)
-        write("graph: relationships", "bench.load_relationships", builder.edges, EDGE_BATCH)
+        for part in chunks(builder.nodes, NODE_BATCH):
+            with clock.step("graph: nodes"):
+                graph.write("bench.load_memories", namespace=NAMESPACE, namespace_term=term, rows=part)
+        for part in chunks(builder.edges, EDGE_BATCH):
+            with clock.step("graph: relationships"):
+                graph.write("bench.load_relationships", namespace=NAMESPACE, rows=part)
         builder.nodes.clear()
         builder.edges.clear()
 
@@ -608,7 +608,9 @@ def load_graph(runtime: Runtime, world: World, nodes: int, clock: Clock) -> Grap
     with clock.step("generate + extract"):
         builder.event_chains()
     flush()
-    write("graph: fact updates", "bench.update_memories", builder.fact_updates(), NODE_BATCH)
+    for part in chunks(builder.fact_updates(), NODE_BATCH):
+        with clock.step("graph: fact updates"):
+            graph.write("bench.update_memories", namespace=NAMESPACE, rows=part)
     return builder
 
 
