@@ -196,7 +196,7 @@ def forget_node(access: AdminAccess, node_id: NodePath, runtime: Engines) -> Res
 
 
 MEDIA_TYPES = {"json": "application/json", "graphml": "application/graphml+xml"}
-# The two formats as OpenAPI content: `app/domain/snapshot.py` defines them (JSON: format, version,
+# The two formats as OpenAPI content: `app/domain/snapshot/` defines them (JSON: format, version,
 # namespace, nodes {id, labels, properties}, relationships {type, source, target, properties}).
 SNAPSHOT_JSON_EXAMPLE = {
     "format": "hippograph-namespace",
@@ -211,7 +211,7 @@ SNAPSHOT_JSON_EXAMPLE = {
 SNAPSHOT_CONTENT = {
     MEDIA_TYPES["json"]: {
         "schema": {"type": "object", "description": "a namespace snapshot: format, version, namespace, nodes, "
-                   "relationships (app/domain/snapshot.py)"},
+                   "relationships (app/domain/snapshot/)"},
         "example": SNAPSHOT_JSON_EXAMPLE,
     },
     MEDIA_TYPES["graphml"]: {

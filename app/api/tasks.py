@@ -23,7 +23,7 @@ TaskPath = Annotated[str, Path(description="the task's id, 'task:<key>'")]
 DepthQuery = Annotated[int, Query(ge=0, le=MAX_TREE_DEPTH, description=f"subtask levels, 0-{MAX_TREE_DEPTH}")]
 GRAPHML_CONTENT = {
     "application/graphml+xml": {
-        "schema": {"type": "string", "description": "the saved subgraph as GraphML (app/domain/snapshot.py)"},
+        "schema": {"type": "string", "description": "the saved subgraph as GraphML (app/domain/snapshot/)"},
         "example": '<?xml version="1.0" encoding="UTF-8"?><graphml xmlns="http://graphml.graphdrawing.org/xmlns">…</graphml>',
     }
 }  # fmt: skip

@@ -2,7 +2,7 @@
 
 Suspend writes two files to the data folder (`app/stores/suspension_files.py` says where): the tree
 as JSON (`tree.json`, with the statuses the tasks had), and the activation state of the memory
-subgraph the tree works on as GraphML (the snapshot format of `app/domain/snapshot.py`): the tree's
+subgraph the tree works on as GraphML (the snapshot format of `app/domain/snapshot/`): the tree's
 tasks, the memories they are about (`related_ids`), and the nodes one hop from those, most activated
 first, `max_nodes` in all; every node with all its properties, `activation` being its value at the
 suspension by the decay formula, and the relationships among them. Then, in one transaction, each
