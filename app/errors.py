@@ -2,7 +2,7 @@
 
 Imports nothing from `app`, so every layer (the pure domain included) may derive from it. The API maps
 each kind to one HTTP status (`app/api/errors.py`): `EngineUnavailable` answers 503 with
-`Retry-After`, and the Celery tasks retry on it (`jobs/tasks.py`).
+`Retry-After`, and the Celery tasks retry on it (`jobs/celery_tasks.py`).
 """
 
 from __future__ import annotations

@@ -12,8 +12,8 @@ import neo4j.exceptions
 import redis
 
 from app.analytics.admission import AnalystSlots
-from app.analytics.catalog import AnalyticsCatalog
-from app.analytics.service import CypherSurface
+from app.analytics.cypher_surface import CypherSurface
+from app.analytics.named_queries import AnalyticsCatalog
 from app.auth.bootstrap import bootstrap_admin_key
 from app.auth.keys import ApiKeys
 from app.context.builder import ContextBuilder
@@ -24,7 +24,7 @@ from app.embedding import Embedder
 from app.errors import EngineUnavailable
 from app.extract.inference import InferenceRules
 from app.extract.llm import LlmFactExtractor
-from app.memory.access import AccessLog
+from app.memory.activity import AccessLog
 from app.memory.batch_writer import BatchWriter
 from app.memory.batches import Batches
 from app.memory.dead_letters import DeadLetters

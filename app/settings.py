@@ -104,7 +104,7 @@ class Settings(BaseSettings):
 
     # Engine outages during a write batch: the ingest task retries with exponential backoff (1 s,
     # 2 s, 4 s ... capped at the max delay) for at least this many seconds in all, then gives up; its
-    # turns stay pending and the `resume_pending` job queues them again (jobs/tasks.py).
+    # turns stay pending and the `resume_pending` job queues them again (jobs/celery_tasks.py).
     ingest_retry_window_s: float = Field(900.0, alias="HIPPOGRAPH_INGEST_RETRY_WINDOW", ge=0)
     ingest_retry_max_delay_s: float = Field(60.0, alias="HIPPOGRAPH_INGEST_RETRY_MAX_DELAY", ge=1)
     # Seconds a queued batch's turns wait for their task before the `resume_pending` job (every

@@ -1,4 +1,4 @@
-// Support of the analysts' read-only Cypher endpoint (app/analytics/service.py). The analysts' own
+// Support of the analysts' read-only Cypher endpoint (app/analytics/cypher_surface.py). The analysts' own
 // named queries live in cypher/analytics/, one per file, and are not loaded with these.
 
 // name: end_ids

@@ -42,7 +42,7 @@ def queued_tasks(redis: Redis, queue: str) -> int:
 
 
 def create_celery(settings: Settings) -> Celery:
-    app = Celery("hippograph", broker=settings.redis_url, backend=settings.redis_url, include=["jobs.tasks"])
+    app = Celery("hippograph", broker=settings.redis_url, backend=settings.redis_url, include=["jobs.celery_tasks"])
     app.conf.update(
         task_serializer="json",
         accept_content=["json"],

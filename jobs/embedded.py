@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from celery import Celery
 from celery.beat import EmbeddedService
 
-from jobs.context import use_runtime
+from jobs.engines import use_runtime
 
 if TYPE_CHECKING:
     from app.runtime import Runtime
@@ -109,7 +109,7 @@ class EmbeddedJobs:
                 self.worker_restarts += 1
 
     def _resume_pending(self) -> None:
-        from jobs.tasks import resume_pending_turns
+        from jobs.celery_tasks import resume_pending_turns
 
         try:
             queued = resume_pending_turns(self.runtime)

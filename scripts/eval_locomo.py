@@ -9,7 +9,7 @@ to its turn as "[shared an image: <caption>]"). Then each question is asked:
 `POST /v1/namespaces/<ns>/recall {"query": question, "top_k": 20, "now": <last session + 1 day>}`
 (--top-k changes the 20 for every system: the token-budget recall can only use the cards returned),
 and the answer's `items` are scored against the question's `evidence` turns with
-`app.evaluation.metrics` (Episode cards do not count for turn-level evidence). The baselines (BM25 and
+`app.evaluation.retrieval_metrics` (Episode cards do not count for turn-level evidence). The baselines (BM25 and
 dense cosine over single turns, each turn indexed as "speaker: text", the text the product embeds for
 a turn) answer the same questions over the same turns.
 
@@ -55,7 +55,7 @@ from app.evaluation.ablation import ablate  # noqa: E402
 from app.evaluation.baselines import BM25, DenseIndex, Doc  # noqa: E402
 from app.evaluation.compare import compact_card  # noqa: E402
 from app.evaluation.datasets import Sample, batches, load_samples  # noqa: E402
-from app.evaluation.metrics import (  # noqa: E402
+from app.evaluation.retrieval_metrics import (  # noqa: E402
     MRR,
     OVERALL,
     Summary,

@@ -12,7 +12,7 @@ changes the 20 for every system: the token-budget recall can only use the cards 
 namespace is deleted (kept with --keep). BM25 and dense cosine baselines answer over the same single
 turns (each indexed as "role: content", the text the product embeds for a turn).
 
-Metrics (`app.evaluation.metrics`), per question_type and overall:
+Metrics (`app.evaluation.retrieval_metrics`), per question_type and overall:
 - session level: S-any@k / S-all@k, whether any / every `answer_session_ids` session is among the top-k
   cards' sessions (Episode cards count here);
 - turn level, against the ingested `has_answer` turns (Episode cards do not count here): R@5, R@10,
@@ -53,7 +53,7 @@ from app.evaluation.ablation import ablate  # noqa: E402
 from app.evaluation.baselines import BM25, DenseIndex, Doc  # noqa: E402
 from app.evaluation.compare import compact_card  # noqa: E402
 from app.evaluation.datasets import load_question  # noqa: E402
-from app.evaluation.metrics import (  # noqa: E402
+from app.evaluation.retrieval_metrics import (  # noqa: E402
     MRR,
     Summary,
     aggregate,

@@ -26,7 +26,7 @@ def _add(runtime, namespace: str, turns: list[Turn]) -> list[str]:  # type: igno
 
 @pytest.fixture
 def tasks_runtime(runtime) -> Iterator:  # type: ignore[no-untyped-def]
-    from jobs.context import use_runtime
+    from jobs.engines import use_runtime
 
     use_runtime(runtime)
     yield runtime
@@ -63,7 +63,7 @@ def test_a_queued_batch_s_own_task_takes_its_claim_back(runtime, namespace: str)
 
 
 def test_the_first_task_writes_the_batches_queued_behind_it(tasks_runtime, cypher, namespace: str) -> None:  # type: ignore[no-untyped-def]
-    from jobs.tasks import ingest_turns
+    from jobs.celery_tasks import ingest_turns
 
     runtime = tasks_runtime
     runtime.namespaces.put(namespace)
@@ -86,7 +86,7 @@ def test_the_first_task_writes_the_batches_queued_behind_it(tasks_runtime, cyphe
 def test_a_task_whose_turns_were_taken_over_writes_them_if_that_task_died(
     runtime, worker, cypher, namespace: str
 ) -> None:  # type: ignore[no-untyped-def]
-    from jobs.tasks import TAKEN_OVER_RECHECK_S, ingest_turns
+    from jobs.celery_tasks import TAKEN_OVER_RECHECK_S, ingest_turns
 
     runtime.namespaces.put(namespace)
     keys = _add(runtime, namespace, _turns("a", 3))

@@ -15,7 +15,7 @@ from app.evaluation.compare import (
     questions_of,
     render,
 )
-from app.evaluation.metrics import OVERALL
+from app.evaluation.retrieval_metrics import OVERALL
 
 
 def card(card_id: str, turns: list[str], type_: str = "Dialogue", summary: str = "") -> dict[str, Any]:

@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from app.analytics.catalog import AnalyticsCatalog
 from app.analytics.guard import CypherRefused
+from app.analytics.named_queries import AnalyticsCatalog
 from app.analytics.values import ValueConverter
 from app.domain.decay import SOFT_FORGET_THRESHOLD
 from app.domain.model import prune_weight_table

@@ -129,7 +129,8 @@ def test_a_dead_letter_is_replayed_after_a_fix_or_discarded(api, runtime, cypher
     url = f"/v1/namespaces/{namespace}/dead-letters"
     letters = api.get(url).json()["dead_letters"]
     assert {(x["id"], x["error"], x["message"]) for x in letters} == {
-        (node["1"], "RuntimeError", "a bug met kaboom"), (node["2"], "RuntimeError", "a bug met kaboom")
+        (node["1"], "RuntimeError", "a bug met kaboom"),
+        (node["2"], "RuntimeError", "a bug met kaboom"),
     }
 
     # Admins only; another namespace has none of them.
@@ -179,7 +180,7 @@ def test_an_engine_outage_is_retried_not_put_aside(runtime, settings, namespace,
 
 
 def test_the_outage_retry_schedule_outlasts_the_window() -> None:
-    from jobs.tasks import retry_schedule
+    from jobs.celery_tasks import retry_schedule
 
     schedule = retry_schedule(900.0, 1.0, 60.0)
     assert schedule == [1.0, 2.0, 4.0, 8.0, 16.0, 32.0] + [60.0] * 14
@@ -190,7 +191,7 @@ def test_the_outage_retry_schedule_outlasts_the_window() -> None:
 
 
 def test_the_default_retry_window_is_fifteen_minutes(settings) -> None:
-    from jobs.tasks import retry_schedule
+    from jobs.celery_tasks import retry_schedule
 
     assert settings.ingest_retry_window_s == 900.0 and settings.ingest_retry_max_delay_s == 60.0
     assert sum(retry_schedule(settings.ingest_retry_window_s, cap_s=settings.ingest_retry_max_delay_s)) >= 900.0
@@ -218,7 +219,7 @@ def test_claims_give_a_pending_turn_to_one_live_task_at_a_time(runtime, namespac
 
 def test_pending_turns_whose_task_is_gone_resume_without_a_restart(runtime, cypher, worker, namespace) -> None:
     from jobs.celery_app import celery_app
-    from jobs.tasks import ingest_turns, resume_pending
+    from jobs.celery_tasks import ingest_turns, resume_pending
 
     assert celery_app.conf.beat_schedule["resume-pending"]["task"] == resume_pending.name
     runtime.namespaces.put(namespace)
@@ -246,7 +247,7 @@ def test_pending_turns_whose_task_is_gone_resume_without_a_restart(runtime, cyph
 
 
 def test_one_namespaces_trouble_does_not_stop_the_resume_of_the_others(runtime, worker, namespace) -> None:
-    from jobs.tasks import resume_namespace
+    from jobs.celery_tasks import resume_namespace
 
     broken, fine = f"{namespace}-broken", f"{namespace}-fine"
     runtime.redis.set(runtime.hot_window.pending_key(broken), "not a hash", ex=600)

@@ -18,9 +18,9 @@ from jobs.celery_app import (
     queue_keys,
     queued_tasks,
 )
-from jobs.context import use_runtime
+from jobs.celery_tasks import OPTIMIZE_MAX_DEFER_S, OPTIMIZED_AT_KEY, optimize_due, optimize_vectors
 from jobs.embedded import EmbeddedJobs
-from jobs.tasks import OPTIMIZE_MAX_DEFER_S, OPTIMIZED_AT_KEY, optimize_due, optimize_vectors
+from jobs.engines import use_runtime
 
 
 def test_embedded_worker_runs_tasks_and_beat_schedules_them(settings, embedder) -> None:

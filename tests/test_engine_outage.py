@@ -151,9 +151,7 @@ def _body_model(operation: dict[str, Any]) -> str | None:
     return None
 
 
-def _v1_operations(
-    client: TestClient, ns: str, raw_bodies: dict[str, bytes], batch_id: str
-) -> list[dict[str, Any]]:
+def _v1_operations(client: TestClient, ns: str, raw_bodies: dict[str, bytes], batch_id: str) -> list[dict[str, Any]]:
     """Every /v1 operation as a ready request: path parameters filled, a minimal body where it takes one."""
     path_values = {"ns": ns, "namespace": ns, "node_id": SEED_NODE_ID, "id": SEED_NODE_ID, "name": "memory_search",
                    "batch_id": batch_id, "dead_letter_id": "dialogue:0123", "run_id": "outage-run",
@@ -272,7 +270,7 @@ def test_a_redis_outage_answers_503_naming_redis(services: Services, tmp_path: P
 def test_a_broker_that_refuses_the_task_answers_503(
     services: Services, tmp_path: Path, embedder, celery_configured, namespace: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from jobs.tasks import ingest_turns
+    from jobs.celery_tasks import ingest_turns
 
     def refuse(*args: Any, **kwargs: Any) -> None:
         raise kombu.exceptions.OperationalError("Error 111 connecting to redis:6379. Connection refused.")
@@ -325,7 +323,7 @@ def test_stores_wrap_driver_errors_of_an_unreachable_engine(settings, unused_por
 def test_one_error_hierarchy_that_tasks_retry_on() -> None:
     from app.domain.inputs import InputError
     from app.memory.errors import ConflictError, NotFoundError
-    from jobs.tasks import enrich_turns, ingest_turns
+    from jobs.celery_tasks import enrich_turns, ingest_turns
 
     for cls in (InputError, NotFoundError, ConflictError, EngineUnavailable):
         assert issubclass(cls, HippographError)

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from app.evaluation.baselines import BM25, DenseIndex, Doc, pseudo_card
-from app.evaluation.metrics import (
+from app.evaluation.retrieval_metrics import (
     OVERALL,
     Summary,
     aggregate,

@@ -149,7 +149,7 @@ def test_the_explorer_shows_recall_graph_decay_and_history_in_a_browser(
     seeded: Seeded, browser: WebDriver, access_log: AccessLog, cypher: Any
 ) -> None:
     from app.domain.tags import temperature
-    from jobs.tasks import decay
+    from jobs.celery_tasks import decay
 
     api = httpx.Client(base_url=seeded.url, headers=bearer(seeded.reader_key))
     ns = seeded.namespace

@@ -8,8 +8,8 @@ import pytest
 
 from app.domain.inputs import NewLink, NewMemory
 from app.domain.model import NodeType, RelType
-from jobs.context import use_runtime
-from jobs.tasks import flush_activity
+from jobs.celery_tasks import flush_activity
+from jobs.engines import use_runtime
 
 T = datetime(2024, 5, 15, 10, 0, tzinfo=UTC)
 

@@ -16,8 +16,8 @@ from app.memory.forgetting import DecayReport
 from app.memory.learning import FlushReport
 from app.stores.job_runs import MAX_REASON, JobRun, JobRunLog, counts_of
 from hippograph.client import Hippograph
-from jobs.context import use_runtime
-from jobs.tasks import ActivityReport, ResumeReport, decay, flush_activity, prune
+from jobs.celery_tasks import ActivityReport, ResumeReport, decay, flush_activity, prune
+from jobs.engines import use_runtime
 from tests.conftest import TEST_ADMIN_KEY, bearer
 from tests.test_cli import run_cli
 

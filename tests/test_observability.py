@@ -194,7 +194,9 @@ def test_the_ingest_task_logs_the_request_id_of_its_request(api, worker, namespa
         )
     assert response.status_code == 200, response.text
     request_id = response.headers["X-Request-ID"]
-    [done] = [r for r in caplog.records if r.name == "jobs.tasks" and getattr(r, "request_id", None) == request_id]
+    [done] = [
+        r for r in caplog.records if r.name == "jobs.celery_tasks" and getattr(r, "request_id", None) == request_id
+    ]
     line = JsonFormatter().format(done)
     fields = json.loads(line)
     assert fields["message"] == "ingest_turns done" and fields["turns"] == 1 and fields["namespace"] == namespace
@@ -202,8 +204,8 @@ def test_the_ingest_task_logs_the_request_id_of_its_request(api, worker, namespa
 
 
 def test_a_job_run_moves_the_job_counters(api, runtime, namespace) -> None:
-    from jobs.context import use_runtime
-    from jobs.tasks import decay, flush_activity
+    from jobs.celery_tasks import decay, flush_activity
+    from jobs.engines import use_runtime
 
     _knowledge(api, namespace, "Alice drives a red bicycle to work.")
     before = scrape(api)
@@ -224,9 +226,7 @@ def test_a_job_run_moves_the_job_counters(api, runtime, namespace) -> None:
     assert delta(before, after, "hippograph_job_runs_total", job="flush_activity") == 1
 
 
-def test_a_client_that_goes_away_mid_body_is_counted_as_499_not_as_a_server_error(
-    live_api, namespace, caplog
-) -> None:  # type: ignore[no-untyped-def]
+def test_a_client_that_goes_away_mid_body_is_counted_as_499_not_as_a_server_error(live_api, namespace, caplog) -> None:  # type: ignore[no-untyped-def]
     """Issue 37: the request whose body never came whole was logged ("unhandled error") and counted
     as a 500. Over real HTTP (uvicorn), as a client that hangs up does it."""
     import socket

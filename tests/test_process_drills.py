@@ -313,7 +313,7 @@ def test_api_killed_mid_ingest_resumes_pending_turns_exactly_once(
     assert pending == [], f"{len(pending)} turns still pending:\n{api_process.log_tail()}"
     _assert_each_once(services, namespace, poster.acknowledged)
     # Not asserted: that every batch the kill interrupted reads done. A batch whose turns resume_pending
-    # writes does (jobs/tasks.py resume_namespace); one whose turns a running task took over and wrote,
+    # writes does (jobs/celery_tasks.py resume_namespace); one whose turns a running task took over and wrote,
     # while its own task waited and died with the process, stays "running" until the broker re-delivers
     # its task (the visibility timeout, an hour): seen in this drill under a loaded suite (issue 37).
 
@@ -371,8 +371,10 @@ def test_power_loss_loses_at_most_the_last_second_and_duplicates_nothing(
     assert pending == [], f"{len(pending)} turns still pending:\n{api_process.log_tail()}"
     safe, last_second = poster.acknowledged[:kept], poster.acknowledged[kept:]
     written = _assert_each_once(services, namespace, poster.acknowledged, may_be_missing=last_second)
-    print(f"power-loss drill: {len(safe)} turns safe, {len(last_second)} acknowledged in the lost second "
-          f"({len(set(last_second) - set(written))} of them lost), cut {killed_at - at:.1f} s before the crash")
+    print(
+        f"power-loss drill: {len(safe)} turns safe, {len(last_second)} acknowledged in the lost second "
+        f"({len(set(last_second) - set(written))} of them lost), cut {killed_at - at:.1f} s before the crash"
+    )
 
 
 def test_an_idle_keep_alive_connection_outlives_a_clients_idle_expiry(api_process: ApiProcess) -> None:

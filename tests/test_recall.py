@@ -199,7 +199,7 @@ def test_the_third_co_activation_creates_an_association_through_the_flush_job(ap
     ]:
         ids.append(api.post(f"/v1/namespaces/{namespace}/memories",
                             json={"type": "Knowledge", "label": label, "content": content}).json()["id"])  # fmt: skip
-    from jobs.tasks import flush_activity
+    from jobs.celery_tasks import flush_activity
 
     def associated() -> int:
         query = "MATCH (a:Memory {namespace: $ns, id: $a})-[r:ASSOCIATION]-(b:Memory {id: $b}) RETURN count(r) AS n"

@@ -40,7 +40,7 @@ def test_a_standalone_worker_serves_task_ingest_and_job_metrics(
     api, settings, namespace: str, unused_port: int, tmp_path: Path
 ) -> None:
     from jobs.celery_app import celery_app
-    from jobs.tasks import flush_activity
+    from jobs.celery_tasks import flush_activity
 
     api.put(f"/v1/namespaces/{namespace}")
     log = tmp_path / "worker.log"

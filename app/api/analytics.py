@@ -7,8 +7,8 @@ from typing import Any
 from fastapi import APIRouter
 
 from app.analytics.admission import CypherBusy
+from app.analytics.cypher_surface import CypherFailed, CypherForbidden, CypherOutOfMemory, CypherTimeout
 from app.analytics.guard import CypherRefused
-from app.analytics.service import CypherFailed, CypherForbidden, CypherOutOfMemory, CypherTimeout
 from app.api.access import Access, Engines, ReadAccess
 from app.api.bodies import JsonBodyRoute
 from app.api.errors import ApiError, error_responses

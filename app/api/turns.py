@@ -67,7 +67,7 @@ async def post_turns(
         ],
     }
     if body.wait:
-        from jobs.tasks import ingest_turns
+        from jobs.celery_tasks import ingest_turns
 
         with broker_unavailable():  # the result backend is the same Redis
             result["report"] = await _wait_for(ingest_turns.AsyncResult(batch_id))
@@ -84,7 +84,7 @@ def queue_ingest(
     was lost). Until its task runs, a running task of the namespace may take them over and write them
     with its own (`HIPPOGRAPH_INGEST_COALESCE`). Also the replay of a dead letter. `link_inline`: the
     caller waits for the task, SEMANTIC edges included (`ingest_turns`)."""
-    from jobs.tasks import ingest_turns
+    from jobs.celery_tasks import ingest_turns
 
     runtime.hot_window.claim(ns, keys, batch_id, runtime.settings.pending_resume_after_s, time.time(), queued=True)
     with broker_unavailable():  # the turns are in the hot window; a retry stores nothing twice

@@ -2,7 +2,7 @@
 
 Both index one document per turn and answer ranked pseudo-cards
 `{"id", "type": "Dialogue", "summary": <the document text>, "score", "source_turn_ids": [turn_id]}`,
-so the metrics of `app.evaluation.metrics` apply unchanged (a baseline card's text is the full text
+so the metrics of `app.evaluation.retrieval_metrics` apply unchanged (a baseline card's text is the full text
 it indexed). Ties keep document order.
 
 - `BM25`: Okapi BM25, pure Python; k1 = 1.5, b = 0.75, tokens of `app.domain.text.tokens` (English

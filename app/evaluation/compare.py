@@ -3,7 +3,7 @@ and `scripts/eval_longmemeval.py`), so a change is read question by question and
 
 A report's `questions` each hold `question_id`, `category`, `question`, `evidence` (turn ids) and
 `cards`: per system the ranked cards as `compact_card` stored them. Questions are matched by
-`question_id`; recall@k is recomputed from the stored cards with `app.evaluation.metrics.recall_at_k`
+`question_id`; recall@k is recomputed from the stored cards with `app.evaluation.retrieval_metrics.recall_at_k`
 (so the Episode rule holds: an Episode card covers no evidence turn). A question is GAINED when run
 B covers a larger share of its evidence at k than run A, LOST when a smaller one, UNCHANGED when the
 same; a question without evidence turns cannot be scored and is only counted. The means are over
@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.evaluation.metrics import OVERALL, card_text, evidence_turn_ids, recall_at_k
+from app.evaluation.retrieval_metrics import OVERALL, card_text, evidence_turn_ids, recall_at_k
 
 SUMMARY_CHARS = 160
 HIPPOGRAPH = "hippograph"

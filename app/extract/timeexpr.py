@@ -5,13 +5,14 @@ English and Chinese (also mixed in one text). `window_of(mentions)` gives the re
 window of the expressions found in a recall query.
 
 How it works: one precompiled regex over a closed vocabulary finds candidate phrases, and small
-deterministic calendar code resolves each one. The vocabulary and regex atoms are in `time_words.py`, the
-calendar windows and holidays in `time_calendar.py`, clock times in `time_clock.py`. dateparser and jionlp were measured for this and
-are not used: their search functions cost 1-3 ms per turn once warm (150-220 ms on the first call)
-and fire on non-time text ("We", "may", 一天, 星期天 in 星期天气); their parsers return points
-where a window is meant ("in March" -> 2024-03-15), fail on common forms (dateparser: 上周五, 三天前;
-jionlp: 上月, 十二月), and disagree with the week semantics below (dateparser: "last Monday" on a
-Wednesday is two days ago, "next Thursday" is tomorrow).
+deterministic calendar code resolves each one (the vocabulary and regex atoms are in `time_words.py`,
+the calendar windows and holidays in `time_calendar.py`, clock times in `time_clock.py`).
+dateparser and jionlp were measured for this and are not used: their search functions cost 1-3 ms
+per turn once warm (150-220 ms on the first call) and fire on non-time text ("We", "may", 一天,
+星期天 in 星期天气); their parsers return points where a window is meant ("in March" -> 2024-03-15),
+fail on common forms (dateparser: 上周五, 三天前; jionlp: 上月, 十二月), and disagree with the
+week semantics below (dateparser: "last Monday" on a Wednesday is two days ago, "next Thursday"
+is tomorrow).
 
 Semantics (all windows half-open, in the reference's time zone; weeks are ISO weeks, Monday first):
 

@@ -10,7 +10,7 @@ A pending turn is claimed by the task that will write it (`claims`: turn key -> 
 the API claims a batch's turns for its task when it queues it, the task claims them again (a
 lease it renews while it runs) and skips a turn another live task holds. A pending turn with no
 live claim has lost its task (the task gave up, the process died, the message was lost): the
-`resume_pending` job queues it again (jobs/tasks.py). So a turn is written by one task at a time,
+`resume_pending` job queues it again (jobs/celery_tasks.py). So a turn is written by one task at a time,
 however often it is queued.
 
 A queued batch's claim is marked as such (`QUEUED` before its owner): a running task may take

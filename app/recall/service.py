@@ -22,7 +22,7 @@ from app.domain.text import mostly_chinese
 from app.domain.turns import Turn, dialogue_id
 from app.embedding import Embedder
 from app.extract.facts import normalize_name
-from app.memory.access import AccessLog
+from app.memory.activity import AccessLog
 from app.memory.hot_window import HotWindow
 from app.memory.learning import HebbianLearning
 from app.recall.excerpt import excerpt

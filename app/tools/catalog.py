@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import Field
 
-from app.analytics.catalog import AnalyticsCatalog
+from app.analytics.named_queries import AnalyticsCatalog
 from app.api.access import Access
 from app.api.analytics import query_graph
 from app.api.memories import search_memories, store_memory, visible_node

@@ -15,10 +15,7 @@ elements in document order. Encoding runs the same validation, so nothing that c
 is written.
 """
 
-from app.domain.snapshot.graphml import GRAPHML_NS, HG_NS, graphml_chunks, snapshot_to_graphml
-from app.domain.snapshot.graphml_read import snapshot_from_graphml
-from app.domain.snapshot.json_codec import json_chunks, snapshot_from_json, snapshot_to_json
-from app.domain.snapshot.model import (
+from app.domain.snapshot.document import (
     FORMAT,
     VERSION,
     PropertyValue,
@@ -28,6 +25,9 @@ from app.domain.snapshot.model import (
     SnapshotRelationship,
     canonical,
 )
+from app.domain.snapshot.graphml import GRAPHML_NS, HG_NS, graphml_chunks, snapshot_to_graphml
+from app.domain.snapshot.graphml_read import snapshot_from_graphml
+from app.domain.snapshot.json_codec import json_chunks, snapshot_from_json, snapshot_to_json
 
 __all__ = [
     "FORMAT",

@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from app.domain.snapshot.model import (
+from app.domain.snapshot.document import (
     FORMAT,
     VERSION,
     PropertyValue,

@@ -12,9 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.domain.inputs import OutOfRangeInt, parse_json_int
-from app.domain.snapshot.graphml import GRAPHML_NS, HG_NS, RESERVED_KEYS, TEMPORAL_KINDS, Kind
-from app.domain.snapshot.json_codec import json_type_name
-from app.domain.snapshot.model import (
+from app.domain.snapshot.document import (
     FORMAT,
     VERSION,
     PropertyValue,
@@ -28,6 +26,8 @@ from app.domain.snapshot.model import (
     scalar_kind,
     validated,
 )
+from app.domain.snapshot.graphml import GRAPHML_NS, HG_NS, RESERVED_KEYS, TEMPORAL_KINDS, Kind
+from app.domain.snapshot.json_codec import json_type_name
 
 _G = f"{{{GRAPHML_NS}}}"
 _H = f"{{{HG_NS}}}"

@@ -13,7 +13,7 @@ from datetime import date, datetime
 from typing import Any, NoReturn
 
 from app.domain.inputs import OutOfRangeInt, parse_json_int
-from app.domain.snapshot.model import (
+from app.domain.snapshot.document import (
     FORMAT,
     VERSION,
     PropertyValue,

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.analytics.admission import AnalystSlots
-from app.analytics.catalog import AnalyticsCatalog
 from app.analytics.guard import CypherRefused, check_plan, check_text
+from app.analytics.named_queries import AnalyticsCatalog
 from app.analytics.values import ValueConverter
 from app.domain.inputs import InputError
 from app.domain.keys import Viewer

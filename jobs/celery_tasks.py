@@ -26,7 +26,7 @@ from app.memory.learning import FlushReport
 from app.stores.hot import single_flight
 from app.stores.job_runs import JobRun
 from jobs.celery_app import LINK_PRIORITY, WRITE_PRIORITY, celery_app, queued_tasks
-from jobs.context import current_runtime, registered_runtime
+from jobs.engines import current_runtime, registered_runtime
 
 if TYPE_CHECKING:
     from app.runtime import Runtime
