@@ -27,8 +27,8 @@ COPY --from=explorer /explorer/node_modules app/explorer/node_modules
 RUN pip install --no-deps -e . \
  && useradd --create-home hippograph && mkdir -p /data && chown hippograph /data
 USER hippograph
-# The embedding model's ONNX export (app/embedding_export.py), made once here instead of at first start.
-RUN python -m app.embedding_export
+# The embedding model's ONNX export (app/embedding/onnx_export.py), made once here instead of at first start.
+RUN python -m app.embedding.onnx_export
 # In a container the API listens on every interface (the settings' default is loopback).
 ENV HIPPOGRAPH_DATA_DIR=/data HIPPOGRAPH_HOST=0.0.0.0
 EXPOSE 8000

@@ -27,7 +27,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from app.embedding import Embedder
+from app.embedding.encoder import Embedder
 from app.memory.namespaces import Namespaces
 from app.memory.semantic import SemanticIndexer, SemanticLinking
 from app.memory.transfer import Transfer

@@ -20,7 +20,7 @@ from app.context.builder import ContextBuilder
 from app.context.runs import Runs
 from app.context.tokens import TokenCounter
 from app.domain.importance import ImportanceRules
-from app.embedding import Embedder
+from app.embedding.encoder import Embedder
 from app.errors import EngineUnavailable
 from app.extract.inference import InferenceRules
 from app.extract.llm import LlmFactExtractor

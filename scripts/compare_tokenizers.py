@@ -9,7 +9,7 @@ in a throwaway environment that has `tokenizers` and `bpe-openai`:
     python -m venv /tmp/cl100k && /tmp/cl100k/bin/pip install tokenizers bpe-openai
     /tmp/cl100k/bin/python scripts/compare_tokenizers.py --tokenizer <model folder>/tokenizer.json
 
-(`.venv/bin/python -c "from app.embedding import resolve_model_path as r; print(r('all-MiniLM-L6-v2'))"`
+(`.venv/bin/python -c "from app.embedding.encoder import resolve_model_path as r; print(r('all-MiniLM-L6-v2'))"`
 prints the packaged model's folder.)
 """
 

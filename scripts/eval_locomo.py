@@ -50,7 +50,7 @@ sys.path.insert(0, str(REPO))
 
 import httpx  # noqa: E402
 
-from app.embedding import Embedder  # noqa: E402
+from app.embedding.encoder import Embedder  # noqa: E402
 from app.evaluation.ablation import ablate  # noqa: E402
 from app.evaluation.baselines import BM25, DenseIndex, Doc  # noqa: E402
 from app.evaluation.compare import compact_card  # noqa: E402

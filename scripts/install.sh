@@ -33,7 +33,7 @@ fi
 .venv/bin/python scripts/neo4j_local.py fetch
 
 # 4. The embedding model's ONNX export (HIPPOGRAPH_MODEL_CACHE; a no-op when it is there already).
-.venv/bin/python -m app.embedding_export >/dev/null
+.venv/bin/python -m app.embedding.onnx_export >/dev/null
 
 # 5. openapi-python-client, in a venv of its own (.cache/tools): tests/test_generated_client.py checks
 #    that a standard generator builds a working client from /openapi.json. A build tool, not a library:

@@ -207,7 +207,7 @@ def settings(services: Services, tmp_path: Path):  # type: ignore[no-untyped-def
 
 @pytest.fixture(scope="session")
 def embedder():  # type: ignore[no-untyped-def]
-    from app.embedding import Embedder
+    from app.embedding.encoder import Embedder
     from app.settings import Settings
 
     return Embedder.from_settings(Settings())

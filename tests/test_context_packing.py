@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from app.context.packing import Candidate, activation, entry, next_step, pack, render
 from app.context.tokens import TokenCounter
 from app.domain.tasks import TaskStatus
-from app.embedding import resolve_model_path
+from app.embedding.encoder import resolve_model_path
 
 
 def words(text: str) -> int:

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.embedding import Embedder, EmbeddingModelError, batch_bounds, resolve_model_path
-from app.embedding_export import ensure_exported, export_folder
+from app.embedding.encoder import Embedder, EmbeddingModelError, batch_bounds, resolve_model_path
+from app.embedding.onnx_export import ensure_exported, export_folder
 from app.settings import PACKAGED_MINILM, Settings
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")

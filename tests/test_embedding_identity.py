@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from qdrant_client import QdrantClient
 
+from app.domain.embedding_identity import EmbeddingIdentity
 from app.domain.snapshot import SnapshotNode
 from app.domain.turns import Turn
-from app.embedding import Embedder, resolve_model_path
-from app.embedding_export import EmbeddingIdentity
+from app.embedding.encoder import Embedder, resolve_model_path
 from app.memory.ingest import SequencedTurn
 from app.memory.semantic import NodeText
 from app.memory.transfer import _node_text

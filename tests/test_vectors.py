@@ -174,7 +174,7 @@ def test_passages_of_one_node_do_not_crowd_others_out_of_the_limit(
 def test_cross_lingual_text_is_stored_and_found(store: VectorStore, embedder, namespace: str) -> None:
     store.upsert(namespace, _records(embedder, ["chinese-tea", "car"]))
     hits = store.search(namespace, embedder.embed_queries(["我每天早上喝绿茶"])[0], limit=1)
-    # Not 1: with int8 embeddings a text's vector varies a little with its batch (app/embedding_export.py).
+    # Not 1: with int8 embeddings a text's vector varies a little with its batch (app/embedding/onnx_export.py).
     assert hits[0].node_id == "knowledge:chinese-tea" and hits[0].score > 0.97
 
 

@@ -40,7 +40,7 @@ from typing import Any
 
 from app.domain.model import NodeType, RelType
 from app.domain.passages import passages, sentence_passages
-from app.embedding import Embedder
+from app.embedding.encoder import Embedder
 from app.memory.records import create_links, link_row
 from app.stores.graph import GraphStore
 from app.stores.vectors import VectorRecord, VectorStore

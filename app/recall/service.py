@@ -20,7 +20,7 @@ from app.domain.model import NodeType, Source
 from app.domain.passages import sentence_of_passage
 from app.domain.text import mostly_chinese
 from app.domain.turns import Turn, dialogue_id
-from app.embedding import Embedder
+from app.embedding.encoder import Embedder
 from app.extract.facts import normalize_name
 from app.memory.activity import AccessLog
 from app.memory.hot_window import HotWindow

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.embedding_export import EmbeddingIdentity
+from app.domain.embedding_identity import EmbeddingIdentity
 from app.settings import PACKAGED_MINILM
 
 # Fixed namespace for point ids; changing it would orphan every stored vector.

@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection
 from typing import Any
 
-from app.embedding_export import EmbeddingIdentity
+from app.domain.embedding_identity import EmbeddingIdentity
 from app.errors import EngineUnavailable
 from app.stores.vectors.base import PayloadMatch, VectorHit, VectorRecord, VectorStore
 

@@ -15,7 +15,7 @@ import functools
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.embedding_export import EmbeddingIdentity
+from app.domain.embedding_identity import EmbeddingIdentity
 from app.settings import Settings
 from app.stores.vectors.base import EmbeddingMismatchError, VectorStore
 

@@ -14,7 +14,7 @@ from typing import Any, cast
 
 import qdrant_edge as edge
 
-from app.embedding_export import EmbeddingIdentity
+from app.domain.embedding_identity import EmbeddingIdentity
 from app.stores.vectors.base import (
     NAMESPACE_KEY,
     NODE_ID_KEY,

