@@ -447,6 +447,7 @@ def test_an_index_evaluating_a_probe_on_every_namespace_is_refused() -> None:
         )
     )
     assert "every namespace's index entries" in reason
+    assert "USING INDEX m:Memory(namespace)" in reason  # the way out it names is one the guard allows
 
 
 def test_anchored_rows_may_be_filtered_by_anything() -> None:

@@ -391,7 +391,8 @@ def _check_leaf(name: str, details: str, chain: Chain) -> None:
                 raise CypherRefused(
                     f"operator {name} evaluates `{match.group('condition')}` on every namespace's index "
                     "entries (its time would tell about other namespaces); anchor the pattern so Neo4j "
-                    "seeks the namespace first: MATCH (m:Memory {namespace: $namespace}) WHERE …"
+                    "seeks the namespace first: MATCH (m:Memory {namespace: $namespace}) USING INDEX "
+                    "m:Memory(namespace) WHERE … (the hint keeps the planner on the namespace index)"
                 )
         if not variables:
             raise CypherRefused(f"operator {name}: cannot read its index and condition from {details!r}")
