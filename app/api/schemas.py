@@ -131,6 +131,11 @@ class MemoryBody(Strict):
     valid_from: AwareTime | None = Field(None, description="a fact: from when it holds (default: now)")
     valid_to: AwareTime | None = Field(None, description="a fact: until when it held")
     event_time: AwareTime | None = Field(None, description="an event: when it happened")
+    aliases: list[Text] = Field(
+        default_factory=list, max_length=32,
+        description="a Person or Concept: more names that stand for it (a speaker 'Mel' for 'Melanie'); "
+        "a name another node holds or is an alias of answers 409",
+    )  # fmt: skip
 
     def to_domain(self, agent_id: str | None = None) -> NewMemory:
         """`agent_id`: the agent the write is recorded under (the key's; see access.writing_agent)."""
@@ -154,6 +159,7 @@ class MemoryBody(Strict):
             valid_from=self.valid_from,
             valid_to=self.valid_to,
             event_time=self.event_time,
+            aliases=tuple(self.aliases),
         )
 
 
@@ -578,3 +584,29 @@ class ContextBody(Strict):
     @property
     def reference_time(self) -> datetime | None:
         return _utc(self.now)
+
+
+class EntityMergeBody(Strict):
+    """Two Person or Concept nodes that are one: `merged_id` goes into `keep_id`."""
+
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{"keep_id": "person:f1a1…", "merged_id": "person:2bd8…"}]}
+    )
+
+    keep_id: Text = Field(description="the node that stays")
+    merged_id: Text = Field(description="the node merged into it (its id then answers the survivor)")
+
+
+class EntitySplitBody(Strict):
+    """Undo a merge from its record: give `merge_id` (what the merge answered) or `merged_id`."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{"merge_id": "merge:9c0e…"}]})
+
+    merge_id: Text | None = Field(None, description="the merge record's id")
+    merged_id: Text | None = Field(None, description="or: the merged node's id (its merge in force)")
+
+    @model_validator(mode="after")
+    def _one_of(self) -> EntitySplitBody:
+        if (self.merge_id is None) == (self.merged_id is None):
+            raise ValueError("give exactly one of merge_id and merged_id")
+        return self

@@ -3,7 +3,7 @@
 1. Dialogue node per turn, Person per speaker, Episode per session (HIERARCHY to its turns,
    extractive summary), TEMPORAL chains of turns within a session and of sessions in time order.
 2. Fact track: slot facts (app/extract/facts.py) become Knowledge nodes with REFERENCE edges to
-   their dialogue and entities (Person/Concept merged by normalized name). A new value for the same
+   their dialogue and entities (Person/Concept resolved by name: app/memory/entities.py). A new value for the same
    subject and slot supersedes the old node (superseded_by, valid_to); nothing is deleted, and a
    statement arriving late takes its place in the key's timeline. The batch's outcome (restated,
    new, superseding, placed in history) is worked out in Python from one read of the versions its
@@ -32,16 +32,18 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from app.domain.entities import EntityName
 from app.domain.importance import ImportanceRules
 from app.domain.inputs import namespace_term, stable_digest
 from app.domain.model import Importance, NodeType, RelType, Source
 from app.domain.summarize import extractive_summary, sentences
-from app.domain.turns import Turn, concept_id, dialogue_id, episode_id, person_id
+from app.domain.turns import Turn, dialogue_id, episode_id
 from app.extract.dating import date_facts
 from app.extract.facts import extract_facts, normalize_name
 from app.extract.inference import InferenceRules
 from app.extract.timeexpr import find_time_expressions
-from app.extract.types import EntityKind, FactMention, Inference, supersedes
+from app.extract.types import EntityKind, EntityMention, FactMention, Inference, supersedes
+from app.memory.entities import resolve_names
 from app.memory.records import create_links, link_row, node_properties, relationship_properties
 from app.memory.semantic import NodeText, SemanticIndexer
 from app.stores.graph import GraphStore, GraphTx
@@ -149,6 +151,7 @@ class FactPlan:
     superseded: int = 0  # versions that stop being in force (a re-pointed supersession is not one)
     entities: list[dict[str, Any]] = field(default_factory=list)  # upsert_entities rows
     written: list[NodeText] = field(default_factory=list)  # to embed
+    entity_ids: dict[EntityName, str] = field(default_factory=dict)  # names the namespace holds already
 
 
 def vector_source(turn: Turn, span: tuple[int, int]) -> str | None:
@@ -177,7 +180,9 @@ class Ingestor:
         their SEMANTIC edges: their ids are `report.unlinked`, for `SemanticIndexer.link` later."""
         report = IngestReport(turns=len(batch))
         ordered = sorted(batch, key=lambda item: (item.turn.timestamp, item.seq))
-        rows = [self._turn_row(item, now) for item in ordered]
+        # A speaker the namespace knows (by name, alias or first name) is that node, not a new one.
+        speakers = resolve_names(self.graph.read, namespace, [_speaker(item.turn) for item in ordered])
+        rows = [self._turn_row(item, now, speakers) for item in ordered]
         with report.stage("facts+inferences"):
             # Extraction first (pure Python), before anything is written: a turn it refuses (a
             # blank speaker) or trips over (a bug) fails its batch with nothing of it written.
@@ -224,9 +229,10 @@ class Ingestor:
         self.graph.write("ingest.chain_sessions", namespace=namespace, episode_ids=episode_ids, structural=structural)
         self.graph.write("ingest.chain_episodes", namespace=namespace, structural=structural)
 
-    def _turn_row(self, item: SequencedTurn, now: datetime) -> dict[str, Any]:
+    def _turn_row(self, item: SequencedTurn, now: datetime, speakers: dict[EntityName, str]) -> dict[str, Any]:
         turn = item.turn
-        speaker_key = normalize_name(turn.speaker) or turn.speaker
+        speaker = _speaker(turn)
+        speaker_key = speaker.key
         properties = node_properties(
             label=f"{turn.speaker}: {turn.text[:80]}",
             content=turn.text,
@@ -258,12 +264,13 @@ class Ingestor:
             source=Source.USER_STATED,
             source_turn_ids=[turn.turn_id],  # the turn that introduced the speaker (set on creation only)
             name_key=speaker_key,
+            placeholder=True,  # made-up content: a saved Person of this name takes the node over
         )
         return {
             "id": dialogue_id(turn.session_id, turn.turn_id),
             "turn_id": turn.turn_id,
             "episode_id": episode_id(turn.session_id),
-            "person_id": person_id(speaker_key),
+            "person_id": speakers.get(speaker, speaker.derived_id),
             "timestamp": turn.timestamp,
             "properties": properties,
             "episode_properties": episode,
@@ -315,7 +322,9 @@ class Ingestor:
                 timelines[(row["subject_key"], row["slot"], row["key_value"])].append(
                     Version(row["id"], row["value_key"], row["valid_from"], row["valid_to"], row["superseded_by"])
                 )
-        plan = FactPlan()
+        # The entities the facts name, resolved in the same transaction as they are written.
+        names = [name for item in extracted for fact in item.facts for name, _ in _fact_entities(fact)]
+        plan = FactPlan(entity_ids=resolve_names(tx.run, namespace, names))
         for item in extracted:
             self._plan_turn(plan, timelines, item, now)
         learned = relationship_properties(RelType.REFERENCE, 1.0, now)
@@ -384,7 +393,7 @@ class Ingestor:
             plan.written.append(NodeText(fact_id, NodeType.KNOWLEDGE.value, text, vector_source(turn, fact.span)))
             plan.entities += [
                 {"id": entity_id, "type": entity_type, "properties": properties, "fact_id": fact_id}
-                for entity_id, entity_type, properties in self._entities(turn, fact, now)
+                for entity_id, entity_type, properties in self._entities(turn, fact, now, plan.entity_ids)
             ]
         for inference in item.inferences:
             premises = [fact_ids[i] for i in inference.premise_indexes]
@@ -487,25 +496,26 @@ class Ingestor:
         versions.insert(at + 1, new)
         return fact_id, content
 
-    def _entities(self, turn: Turn, fact: FactMention, now: datetime) -> Iterator[tuple[str, str, dict[str, Any]]]:
-        """The fact's subject and the entities it names, as Person/Concept nodes to merge."""
-        subject_key = normalize_name(fact.subject)
-        # An entity's provenance is the turn that introduced it (properties are set on creation only).
-        yield person_id(subject_key), NodeType.PERSON.value, node_properties(
-            label=fact.subject, content=fact.subject, importance=Importance.IDENTITY, now=now,
-            source=Source.USER_STATED, source_turn_ids=[turn.turn_id], name_key=subject_key,
-        )  # fmt: skip
-        for entity in fact.entities:
-            if entity.normalized == subject_key:
-                continue
-            is_person = entity.kind == EntityKind.PERSON
-            node_id = person_id(entity.normalized) if is_person else concept_id(entity.normalized)
-            node_type = NodeType.PERSON if is_person else NodeType.CONCEPT
-            yield node_id, node_type.value, node_properties(
-                label=entity.name, content=f"{entity.name} ({entity.kind.value})", importance=Importance.NORMAL,
-                now=now, source=Source.USER_STATED, source_turn_ids=[turn.turn_id], name_key=entity.normalized,
-                entity_kind=entity.kind.value,
-            )  # fmt: skip
+    def _entities(
+        self, turn: Turn, fact: FactMention, now: datetime, known: dict[EntityName, str]
+    ) -> Iterator[tuple[str, str, dict[str, Any]]]:
+        """The fact's subject and the entities it names, as Person/Concept nodes to merge: the node
+        the namespace holds for the name (`known`), else the name's derived id."""
+        for name, entity in _fact_entities(fact):
+            node_id = known.get(name, name.derived_id)
+            # An entity's provenance is the turn that introduced it (properties are set on creation
+            # only); its content is made up (`placeholder`) until a saved memory of the name gives one.
+            if entity is None:
+                yield node_id, name.type.value, node_properties(
+                    label=fact.subject, content=fact.subject, importance=Importance.IDENTITY, now=now,
+                    source=Source.USER_STATED, source_turn_ids=[turn.turn_id], name_key=name.key, placeholder=True,
+                )  # fmt: skip
+            else:
+                yield node_id, name.type.value, node_properties(
+                    label=entity.name, content=f"{entity.name} ({entity.kind.value})", importance=Importance.NORMAL,
+                    now=now, source=Source.USER_STATED, source_turn_ids=[turn.turn_id], name_key=name.key,
+                    entity_kind=entity.kind.value, placeholder=True,
+                )  # fmt: skip
 
     # -- 3. events -------------------------------------------------------------------------------
 
@@ -556,6 +566,20 @@ class Ingestor:
         )
         report.events += sum(1 for row in rows if row["created"])
         return [NodeText(e["id"], NodeType.EXPERIENCE.value, e["properties"]["label"], e["vector_of"]) for e in events]
+
+
+def _speaker(turn: Turn) -> EntityName:
+    return EntityName(NodeType.PERSON, normalize_name(turn.speaker) or turn.speaker)
+
+
+def _fact_entities(fact: FactMention) -> Iterator[tuple[EntityName, EntityMention | None]]:
+    """The fact's subject (a Person; None for its mention) and the other entities it names."""
+    subject_key = normalize_name(fact.subject)
+    yield EntityName(NodeType.PERSON, subject_key), None
+    for entity in fact.entities:
+        if entity.normalized != subject_key:
+            node_type = NodeType.PERSON if entity.kind == EntityKind.PERSON else NodeType.CONCEPT
+            yield EntityName(node_type, entity.normalized), entity
 
 
 def _fact_key(fact: FactMention) -> FactKey:
