@@ -1,7 +1,8 @@
 """Entity identity without an LLM: which Person or Concept node a name stands for.
 
 A name's key is `normalize_name` (NFKC, casefolded, whitespace collapsed, edge punctuation
-stripped), so "Alice", " ALICE " and "Ａｌｉｃｅ" are one key and "张伟" and "张伟 " another. A key
+stripped) without spaces between CJK characters (`join_cjk`), so "Alice", " ALICE " and "Ａｌｉｃｅ"
+are one key, and "张伟", "张 伟" and "张伟 " another. A key
 and a type give the derived id (`person:<digest>`, `concept:<digest>`); every writer (saved
 memories, speakers, names in turns) derives the same one, and the resolver (app/memory/entities.py)
 first looks for a node the namespace already holds under that key: by `name_key`, by an explicit
@@ -50,6 +51,19 @@ def entity_id(node_type: NodeType, key: str) -> str:
 def _is_cjk(char: str) -> bool:
     # Han, kana, hangul: names written without spaces, where a leading run is no first name.
     return unicodedata.east_asian_width(char) in {"W", "F"}
+
+
+def join_cjk(key: str) -> str:
+    """`key` without the spaces between two CJK characters: "张 伟" and "张　伟" are "张伟" (Chinese
+    names are written without spaces; spaces between Latin words stay)."""
+    if " " not in key:
+        return key
+    kept = [
+        char
+        for index, char in enumerate(key)
+        if not (char == " " and 0 < index < len(key) - 1 and _is_cjk(key[index - 1]) and _is_cjk(key[index + 1]))
+    ]
+    return "".join(kept)
 
 
 def is_given_name(key: str) -> bool:

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from app.domain.entities import EntityName, first_name, is_given_name, pick_resolution
+from app.domain.entities import EntityName, first_name, is_given_name, join_cjk, pick_resolution
 from app.domain.inputs import InputError
 from app.domain.model import NodeType
 from app.extract.facts import normalize_name
@@ -21,9 +21,14 @@ from app.memory.errors import ConflictError
 Run = Callable[..., list[dict[str, Any]]]  # GraphStore.read or GraphTx.run
 
 
+def entity_key(name: str) -> str:
+    """The key a name is compared by (app/domain/entities.py): "" when nothing of it is left ("!!!")."""
+    return join_cjk(normalize_name(name))
+
+
 def entity_name(node_type: NodeType, name: str) -> EntityName | None:
-    """The name's key for `node_type`, or None when nothing of it is left to compare ("!!!")."""
-    key = normalize_name(name)
+    """The name's key for `node_type`, or None when nothing of it is left to compare."""
+    key = entity_key(name)
     return EntityName(node_type, key) if key else None
 
 

@@ -43,7 +43,7 @@ from app.extract.facts import extract_facts, normalize_name
 from app.extract.inference import InferenceRules
 from app.extract.timeexpr import find_time_expressions
 from app.extract.types import EntityKind, EntityMention, FactMention, Inference, supersedes
-from app.memory.entities import resolve_names
+from app.memory.entities import entity_key, resolve_names
 from app.memory.records import create_links, link_row, node_properties, relationship_properties
 from app.memory.semantic import NodeText, SemanticIndexer
 from app.stores.graph import GraphStore, GraphTx
@@ -569,17 +569,18 @@ class Ingestor:
 
 
 def _speaker(turn: Turn) -> EntityName:
-    return EntityName(NodeType.PERSON, normalize_name(turn.speaker) or turn.speaker)
+    return EntityName(NodeType.PERSON, entity_key(turn.speaker) or turn.speaker)
 
 
 def _fact_entities(fact: FactMention) -> Iterator[tuple[EntityName, EntityMention | None]]:
     """The fact's subject (a Person; None for its mention) and the other entities it names."""
-    subject_key = normalize_name(fact.subject)
+    subject_key = entity_key(fact.subject)
     yield EntityName(NodeType.PERSON, subject_key), None
     for entity in fact.entities:
-        if entity.normalized != subject_key:
+        key = entity_key(entity.normalized)
+        if key != subject_key:
             node_type = NodeType.PERSON if entity.kind == EntityKind.PERSON else NodeType.CONCEPT
-            yield EntityName(node_type, entity.normalized), entity
+            yield EntityName(node_type, key), entity
 
 
 def _fact_key(fact: FactMention) -> FactKey:
