@@ -229,8 +229,13 @@ class Ingestor:
         self.graph.write("ingest.chain_sessions", namespace=namespace, episode_ids=episode_ids, structural=structural)
         self.graph.write("ingest.chain_episodes", namespace=namespace, structural=structural)
 
-    def _turn_row(self, item: SequencedTurn, now: datetime, speakers: dict[EntityName, str]) -> dict[str, Any]:
+    def _turn_row(
+        self, item: SequencedTurn, now: datetime, speakers: dict[EntityName, str] | None = None
+    ) -> dict[str, Any]:
+        """The `ingest.turns` row of a turn; `speakers`: the nodes the batch's speakers resolved to
+        (a speaker not in it gets its name's derived id)."""
         turn = item.turn
+        speakers = speakers or {}
         speaker = _speaker(turn)
         speaker_key = speaker.key
         properties = node_properties(
