@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.domain.entities import EntityName, entity_id, first_name, is_given_name, pick_resolution
+from app.domain.entities import EntityName, entity_id, first_name, is_given_name, join_cjk, pick_resolution
 from app.domain.model import NodeType
 from app.domain.turns import concept_id, person_id
 
@@ -21,6 +21,16 @@ def test_a_first_name_is_one_word_of_letters_and_never_chinese() -> None:
     assert not is_given_name("r2d2") and not is_given_name("")
     assert first_name("alice chen") == "alice" and first_name("mary anne smith jones") == "mary"
     assert first_name("alice") is None and first_name("张 伟") is None and first_name("a b c d e") is None
+
+
+def test_spaces_go_only_between_chinese_characters() -> None:
+    from app.memory.entities import entity_key
+
+    assert join_cjk("张 伟") == "张伟" and join_cjk("alice chen") == "alice chen"
+    assert join_cjk("张伟 chen") == "张伟 chen"
+    assert entity_key("  张　伟 ") == entity_key("张伟") == "张伟"
+    assert entity_key("ＡＬＩＣＥ  Chen") == entity_key("alice chen") == "alice chen"
+    assert entity_key("发给张伟") != entity_key("张伟") and entity_key("!!!") == ""
 
 
 def test_a_name_resolves_by_name_then_alias_then_one_full_name_only() -> None:
@@ -268,3 +278,14 @@ def test_merges_on_the_labelled_set_are_never_false_and_mostly_found(api, worker
     assert total.recall >= 0.8, report.table()
     for language, counts in report.by_language.items():
         assert counts.precision == 1.0 and counts.recall >= 0.75, (language, report.table())
+
+
+def test_entities_saved_before_resolution_get_their_name_key(api, runtime, cypher, namespace) -> None:
+    from app.memory.migrations import add_entity_name_keys
+
+    api.put(f"/v1/namespaces/{namespace}")
+    saved = _save(api, namespace, type="Person", label="Ａｌｉｃｅ  Chen", content="Alice Chen runs billing")
+    cypher("MATCH (m:Memory {namespace: $ns, id: $id}) REMOVE m.name_key", ns=namespace, id=saved["id"])
+    assert add_entity_name_keys(runtime.graph) >= 1
+    assert _people(cypher, namespace)[0]["name_key"] == "alice chen"
+    assert add_entity_name_keys(runtime.graph) == 0

@@ -5,12 +5,40 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Response, status
+from pydantic import ConfigDict, Field, model_validator
 
 from app.api.access import AdminAccess, Engines
 from app.api.bodies import JsonBodyRoute
 from app.api.errors import error_responses
 from app.api.responses import EntityMergeResponse
-from app.api.schemas import EntityMergeBody, EntitySplitBody
+from app.api.schemas import Strict, Text
+
+
+class EntityMergeBody(Strict):
+    """Two Person or Concept nodes that are one: `merged_id` goes into `keep_id`."""
+
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{"keep_id": "person:f1a1…", "merged_id": "person:2bd8…"}]}
+    )
+
+    keep_id: Text = Field(description="the node that stays")
+    merged_id: Text = Field(description="the node merged into it (its id then answers the survivor)")
+
+
+class EntitySplitBody(Strict):
+    """Undo a merge from its record: give `merge_id` (what the merge answered) or `merged_id`."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{"merge_id": "merge:9c0e…"}]})
+
+    merge_id: Text | None = Field(None, description="the merge record's id")
+    merged_id: Text | None = Field(None, description="or: the merged node's id (its merge in force)")
+
+    @model_validator(mode="after")
+    def _one_of(self) -> EntitySplitBody:
+        if (self.merge_id is None) == (self.merged_id is None):
+            raise ValueError("give exactly one of merge_id and merged_id")
+        return self
+
 
 router = APIRouter(prefix="/v1/namespaces", tags=["memory graph"], route_class=JsonBodyRoute)
 

@@ -585,28 +585,3 @@ class ContextBody(Strict):
     def reference_time(self) -> datetime | None:
         return _utc(self.now)
 
-
-class EntityMergeBody(Strict):
-    """Two Person or Concept nodes that are one: `merged_id` goes into `keep_id`."""
-
-    model_config = ConfigDict(
-        json_schema_extra={"examples": [{"keep_id": "person:f1a1…", "merged_id": "person:2bd8…"}]}
-    )
-
-    keep_id: Text = Field(description="the node that stays")
-    merged_id: Text = Field(description="the node merged into it (its id then answers the survivor)")
-
-
-class EntitySplitBody(Strict):
-    """Undo a merge from its record: give `merge_id` (what the merge answered) or `merged_id`."""
-
-    model_config = ConfigDict(json_schema_extra={"examples": [{"merge_id": "merge:9c0e…"}]})
-
-    merge_id: Text | None = Field(None, description="the merge record's id")
-    merged_id: Text | None = Field(None, description="or: the merged node's id (its merge in force)")
-
-    @model_validator(mode="after")
-    def _one_of(self) -> EntitySplitBody:
-        if (self.merge_id is None) == (self.merged_id is None):
-            raise ValueError("give exactly one of merge_id and merged_id")
-        return self

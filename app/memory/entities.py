@@ -8,7 +8,7 @@ turn land on one node. Only names the namespace already holds resolve; the other
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -16,6 +16,7 @@ from app.domain.entities import EntityName, first_name, is_given_name, join_cjk,
 from app.domain.inputs import InputError
 from app.domain.model import NodeType
 from app.extract.facts import normalize_name
+from app.extract.types import EntityKind, EntityMention, FactMention
 from app.memory.errors import ConflictError
 
 Run = Callable[..., list[dict[str, Any]]]  # GraphStore.read or GraphTx.run
@@ -24,6 +25,22 @@ Run = Callable[..., list[dict[str, Any]]]  # GraphStore.read or GraphTx.run
 def entity_key(name: str) -> str:
     """The key a name is compared by (app/domain/entities.py): "" when nothing of it is left ("!!!")."""
     return join_cjk(normalize_name(name))
+
+
+def speaker_name(speaker: str) -> EntityName:
+    """The Person a turn's speaker names."""
+    return EntityName(NodeType.PERSON, entity_key(speaker) or speaker)
+
+
+def fact_entity_names(fact: FactMention) -> Iterator[tuple[EntityName, EntityMention | None]]:
+    """The fact's subject (a Person; None for its mention) and the other entities it names."""
+    subject_key = entity_key(fact.subject)
+    yield EntityName(NodeType.PERSON, subject_key), None
+    for entity in fact.entities:
+        key = entity_key(entity.normalized)
+        if key != subject_key:
+            node_type = NodeType.PERSON if entity.kind == EntityKind.PERSON else NodeType.CONCEPT
+            yield EntityName(node_type, key), entity
 
 
 def entity_name(node_type: NodeType, name: str) -> EntityName | None:

@@ -3,8 +3,8 @@
 1. Dialogue node per turn, Person per speaker, Episode per session (HIERARCHY to its turns,
    extractive summary), TEMPORAL chains of turns within a session and of sessions in time order.
 2. Fact track: slot facts (app/extract/facts.py) become Knowledge nodes with REFERENCE edges to
-   their dialogue and entities (Person/Concept resolved by name: app/memory/entities.py). A new value for the same
-   subject and slot supersedes the old node (superseded_by, valid_to); nothing is deleted, and a
+   their dialogue and entities (Person/Concept resolved by name: app/memory/entities.py). A new
+   value for the same subject and slot supersedes the old node (superseded_by, valid_to); nothing is deleted, and a
    statement arriving late takes its place in the key's timeline. The batch's outcome (restated,
    new, superseding, placed in history) is worked out in Python from one read of the versions its
    times can meet (`FactPlan`), then written in four statements.
@@ -42,8 +42,8 @@ from app.extract.dating import date_facts
 from app.extract.facts import extract_facts, normalize_name
 from app.extract.inference import InferenceRules
 from app.extract.timeexpr import find_time_expressions
-from app.extract.types import EntityKind, EntityMention, FactMention, Inference, supersedes
-from app.memory.entities import entity_key, resolve_names
+from app.extract.types import FactMention, Inference, supersedes
+from app.memory.entities import fact_entity_names, resolve_names, speaker_name
 from app.memory.records import create_links, link_row, node_properties, relationship_properties
 from app.memory.semantic import NodeText, SemanticIndexer
 from app.stores.graph import GraphStore, GraphTx
@@ -181,7 +181,7 @@ class Ingestor:
         report = IngestReport(turns=len(batch))
         ordered = sorted(batch, key=lambda item: (item.turn.timestamp, item.seq))
         # A speaker the namespace knows (by name, alias or first name) is that node, not a new one.
-        speakers = resolve_names(self.graph.read, namespace, [_speaker(item.turn) for item in ordered])
+        speakers = resolve_names(self.graph.read, namespace, [speaker_name(item.turn.speaker) for item in ordered])
         rows = [self._turn_row(item, now, speakers) for item in ordered]
         with report.stage("facts+inferences"):
             # Extraction first (pure Python), before anything is written: a turn it refuses (a
@@ -236,7 +236,7 @@ class Ingestor:
         (a speaker not in it gets its name's derived id)."""
         turn = item.turn
         speakers = speakers or {}
-        speaker = _speaker(turn)
+        speaker = speaker_name(turn.speaker)
         speaker_key = speaker.key
         properties = node_properties(
             label=f"{turn.speaker}: {turn.text[:80]}",
@@ -328,7 +328,7 @@ class Ingestor:
                     Version(row["id"], row["value_key"], row["valid_from"], row["valid_to"], row["superseded_by"])
                 )
         # The entities the facts name, resolved in the same transaction as they are written.
-        names = [name for item in extracted for fact in item.facts for name, _ in _fact_entities(fact)]
+        names = [name for item in extracted for fact in item.facts for name, _ in fact_entity_names(fact)]
         plan = FactPlan(entity_ids=resolve_names(tx.run, namespace, names))
         for item in extracted:
             self._plan_turn(plan, timelines, item, now)
@@ -506,7 +506,7 @@ class Ingestor:
     ) -> Iterator[tuple[str, str, dict[str, Any]]]:
         """The fact's subject and the entities it names, as Person/Concept nodes to merge: the node
         the namespace holds for the name (`known`), else the name's derived id."""
-        for name, entity in _fact_entities(fact):
+        for name, entity in fact_entity_names(fact):
             node_id = known.get(name, name.derived_id)
             # An entity's provenance is the turn that introduced it (properties are set on creation
             # only); its content is made up (`placeholder`) until a saved memory of the name gives one.
@@ -571,21 +571,6 @@ class Ingestor:
         )
         report.events += sum(1 for row in rows if row["created"])
         return [NodeText(e["id"], NodeType.EXPERIENCE.value, e["properties"]["label"], e["vector_of"]) for e in events]
-
-
-def _speaker(turn: Turn) -> EntityName:
-    return EntityName(NodeType.PERSON, entity_key(turn.speaker) or turn.speaker)
-
-
-def _fact_entities(fact: FactMention) -> Iterator[tuple[EntityName, EntityMention | None]]:
-    """The fact's subject (a Person; None for its mention) and the other entities it names."""
-    subject_key = entity_key(fact.subject)
-    yield EntityName(NodeType.PERSON, subject_key), None
-    for entity in fact.entities:
-        key = entity_key(entity.normalized)
-        if key != subject_key:
-            node_type = NodeType.PERSON if entity.kind == EntityKind.PERSON else NodeType.CONCEPT
-            yield EntityName(node_type, key), entity
 
 
 def _fact_key(fact: FactMention) -> FactKey:
