@@ -224,11 +224,20 @@ def test_merge_moves_everything_redirects_the_old_id_and_split_undoes_it(api, wo
     survivor = api.get(f"/v1/namespaces/{namespace}/nodes/{keep['id']}").json()
     assert merged_id not in (survivor.get("merged_ids") or []) and "A. Chen" not in (survivor.get("aliases") or [])
     assert api.get(f"/v1/namespaces/{namespace}/nodes/{merged_id}").json().get("redirected_from") is None
+    # An old id still works where an id is asked for: a link to it goes to the survivor.
+    api.post(url, json={"keep_id": keep["id"], "merged_id": merged_id})
+    linked = api.post(f"/v1/namespaces/{namespace}/links",
+                      json={"source_id": "task:beta", "target_id": merged_id, "type": "REFERENCE"})  # fmt: skip
+    assert linked.status_code == 201 and linked.json()["target_id"] == keep["id"], linked.text
+    api.post(f"/v1/namespaces/{namespace}/entities/split", json={"merged_id": merged_id})
     twice = api.post(f"/v1/namespaces/{namespace}/entities/split", json={"merged_id": merged_id})
     assert twice.status_code == 404  # no merge of it in force any more
     by_record = api.post(f"/v1/namespaces/{namespace}/entities/split", json={"merge_id": merge["merge_id"]})
     assert by_record.status_code == 200 and by_record.json()["changed"] is False
     assert task["id"] == "task:beta"
+    api.delete(f"/v1/namespaces/{namespace}")
+    assert cypher("MATCH (r) WHERE (r:EntityAlias OR r:EntityMerge) AND r.namespace = $ns RETURN count(r) AS n",
+                  ns=namespace) == [{"n": 0}]  # fmt: skip
 
 
 @pytest.mark.parametrize(

@@ -68,11 +68,8 @@ class MemoryNodes:
             properties["name_key"] = name.key
 
         def work(tx: GraphTx) -> tuple[dict[str, Any], bool, bool, str]:
-            targets = [link.target_id for link in memory.links]
-            missing = set(tx.run("memory.missing_ids", namespace=namespace, ids=targets)[0]["missing"])
-            for index, link in enumerate(memory.links):
-                if link.target_id in missing:
-                    raise NotFoundError(f"links[{index}].target_id", f"node {link.target_id!r} does not exist")
+            targets = _live_ids(tx, namespace, {f"links[{i}].target_id": link.target_id
+                                                for i, link in enumerate(memory.links)})  # fmt: skip
             node_id = explicit or content_id(memory.type, memory.label, memory.content)
             if name is not None:
                 holder = resolve_names(tx.run, namespace, [name], first_names=False).get(name)
@@ -81,6 +78,9 @@ class MemoryNodes:
                 elif holder is not None and holder != explicit:
                     raise ConflictError("id", f"{memory.type.value} {memory.label!r} is node {holder!r} already: "
                                         "save it without an id, or merge the two (POST …/entities/merge)")  # fmt: skip
+            for field, target in targets.items():
+                if target == node_id:
+                    raise InputError(field, f"links the memory to itself ({target!r})")
             rows = tx.run("memory.create", namespace=namespace, namespace_term=namespace_term(namespace), id=node_id,
                           type=memory.type.value, properties=properties)  # fmt: skip
             if not rows:
@@ -91,8 +91,9 @@ class MemoryNodes:
                              properties=_adopted(properties, row["node"]))[0]  # fmt: skip
                 created = True  # the saved content is new: embedded and linked as a new node's
             if created:
-                for link in memory.links:
-                    create_link(tx, namespace, link.type, node_id, link.target_id, link.weight, now, memory.agent_id)
+                for index, link in enumerate(memory.links):
+                    target = targets[f"links[{index}].target_id"]
+                    create_link(tx, namespace, link.type, node_id, target, link.weight, now, memory.agent_id)
                 if then is not None and rows[0]["created"]:
                     then(tx, node_id)
             if aliases:
@@ -129,11 +130,10 @@ class MemoryNodes:
         now = datetime.now(UTC)
 
         def work(tx: GraphTx) -> tuple[dict[str, Any], bool]:
-            missing = tx.run("memory.missing_ids", namespace=namespace, ids=[source_id, target_id])[0]["missing"]
-            if missing:
-                field = "source_id" if source_id in missing else "target_id"
-                raise NotFoundError(field, f"node {missing[0]!r} does not exist")
-            row = create_link(tx, namespace, rel_type, source_id, target_id, weight, now, agent_id)
+            ends = _live_ids(tx, namespace, {"source_id": source_id, "target_id": target_id})
+            if ends["source_id"] == ends["target_id"]:
+                raise InputError("target_id", "a relationship needs two different nodes (one was merged into it)")
+            row = create_link(tx, namespace, rel_type, ends["source_id"], ends["target_id"], weight, now, agent_id)
             return row, bool(row.pop("created"))
 
         return self.graph.write_transaction(work)
@@ -245,6 +245,20 @@ class MemoryNodes:
             "temperature": temperature(node.get("last_accessed"), now).value,
             "time_scope": time_scope(node["created_at"], now, self.recent_window).value,
         }
+
+
+def _live_ids(tx: GraphTx, namespace: str, ids: Mapping[str, str]) -> dict[str, str]:
+    """Each field's node id, an id merged into another replaced by its survivor (so old ids still
+    resolve); NotFoundError naming the field of one that does not exist."""
+    missing = set(tx.run("memory.missing_ids", namespace=namespace, ids=list(ids.values()))[0]["missing"])
+    live = dict(ids)
+    for field, node_id in ids.items():
+        if node_id in missing:
+            survivor = follow_redirects(tx.run, namespace, node_id)
+            if survivor is None:
+                raise NotFoundError(field, f"node {node_id!r} does not exist")
+            live[field] = survivor
+    return live
 
 
 # What a saved memory does not take from the node it takes over: its history and activation.
