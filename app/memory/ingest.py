@@ -180,9 +180,12 @@ class Ingestor:
         their SEMANTIC edges: their ids are `report.unlinked`, for `SemanticIndexer.link` later."""
         report = IngestReport(turns=len(batch))
         ordered = sorted(batch, key=lambda item: (item.turn.timestamp, item.seq))
+        rows = [self._turn_row(item, now) for item in ordered]
         # A speaker the namespace knows (by name, alias or first name) is that node, not a new one.
-        speakers = resolve_names(self.graph.read, namespace, [speaker_name(item.turn.speaker) for item in ordered])
-        rows = [self._turn_row(item, now, speakers) for item in ordered]
+        names = [speaker_name(item.turn.speaker) for item in ordered]
+        speakers = resolve_names(self.graph.read, namespace, names)
+        for row, name in zip(rows, names, strict=True):
+            row["person_id"] = speakers.get(name, row["person_id"])
         with report.stage("facts+inferences"):
             # Extraction first (pure Python), before anything is written: a turn it refuses (a
             # blank speaker) or trips over (a bug) fails its batch with nothing of it written.
@@ -229,13 +232,10 @@ class Ingestor:
         self.graph.write("ingest.chain_sessions", namespace=namespace, episode_ids=episode_ids, structural=structural)
         self.graph.write("ingest.chain_episodes", namespace=namespace, structural=structural)
 
-    def _turn_row(
-        self, item: SequencedTurn, now: datetime, speakers: dict[EntityName, str] | None = None
-    ) -> dict[str, Any]:
-        """The `ingest.turns` row of a turn; `speakers`: the nodes the batch's speakers resolved to
-        (a speaker not in it gets its name's derived id)."""
+    def _turn_row(self, item: SequencedTurn, now: datetime) -> dict[str, Any]:
+        """The `ingest.turns` row of a turn, its speaker on the name's derived id (`ingest` puts the
+        node the name resolves to in the namespace in its place)."""
         turn = item.turn
-        speakers = speakers or {}
         speaker = speaker_name(turn.speaker)
         speaker_key = speaker.key
         properties = node_properties(
@@ -275,7 +275,7 @@ class Ingestor:
             "id": dialogue_id(turn.session_id, turn.turn_id),
             "turn_id": turn.turn_id,
             "episode_id": episode_id(turn.session_id),
-            "person_id": speakers.get(speaker, speaker.derived_id),
+            "person_id": speaker.derived_id,
             "timestamp": turn.timestamp,
             "properties": properties,
             "episode_properties": episode,
