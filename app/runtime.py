@@ -28,6 +28,7 @@ from app.memory.activity import AccessLog
 from app.memory.batch_writer import BatchWriter
 from app.memory.batches import Batches
 from app.memory.dead_letters import DeadLetters
+from app.memory.entity_merge import EntityMerges
 from app.memory.forgetting import Forgetting
 from app.memory.hot_window import HotWindow
 from app.memory.ingest import Ingestor
@@ -90,6 +91,7 @@ class Runtime:
             self.importance_rules,
             recent_window_minutes=self.settings.recent_window_minutes,
         )
+        self.entity_merges = EntityMerges(self.graph, self.vectors, self.semantic, self.nodes)
         self.tasks = Tasks(self.graph, self.nodes)
         self.suspensions = Suspensions(
             self.graph, self.tasks, SuspensionFiles(self.settings.suspension_dir), self.settings.suspension_max_nodes

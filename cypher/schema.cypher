@@ -89,6 +89,23 @@ CREATE CONSTRAINT api_key_hash IF NOT EXISTS FOR (k:ApiKey) REQUIRE k.key_hash I
 // Listing a namespace's keys.
 CREATE INDEX api_key_namespace IF NOT EXISTS FOR (k:ApiKey) ON (k.key_namespace)
 
+// name: entity_alias_key
+// An alias names one Person or Concept per namespace (app/memory/entities.py): the resolver looks a
+// name up here after `memory_name`.
+CREATE CONSTRAINT entity_alias_key IF NOT EXISTS FOR (a:EntityAlias) REQUIRE (a.namespace, a.type, a.key) IS UNIQUE
+
+// name: entity_alias_target
+// A merge moves the aliases of the merged node to the survivor.
+CREATE INDEX entity_alias_target IF NOT EXISTS FOR (a:EntityAlias) ON (a.namespace, a.target_id)
+
+// name: entity_merge_key
+// Merge records (app/memory/entity_merge.py), by id...
+CREATE CONSTRAINT entity_merge_key IF NOT EXISTS FOR (r:EntityMerge) REQUIRE (r.namespace, r.id) IS UNIQUE
+
+// name: entity_merge_merged
+// ...and by the merged node's id: an old id resolves to the survivor through its record.
+CREATE INDEX entity_merge_merged IF NOT EXISTS FOR (r:EntityMerge) ON (r.namespace, r.merged_id)
+
 // name: await_indexes
 // Last: new indexes are online before the first write relies on them.
 CALL db.awaitIndexes(60)

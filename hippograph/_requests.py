@@ -29,6 +29,7 @@ from app.api.responses import (
     DeadLetterList,
     DeadLetterReplayed,
     DecayCurve,
+    EntityMergeResponse,
     HealthResponse,
     ImportResponse,
     JobRunList,
@@ -278,12 +279,14 @@ def save_memory(
     valid_from: datetime | None = None,
     valid_to: datetime | None = None,
     event_time: datetime | None = None,
+    aliases: Sequence[str] | None = None,
 ) -> Call[NodeResponse]:
-    """Save a memory of one of the nine types (`links`: `{"type", "target_id", "weight"?}`)."""
+    """Save a memory of one of the nine types (`links`: `{"type", "target_id", "weight"?}`; `aliases`:
+    more names of a Person or Concept)."""
     fields = body(type=type, label=label, content=content, summary=summary, importance=importance, tags=tags,
                   links=links, id=id, source=source, agent_id=agent_id, private=private, confidence=confidence,
                   source_turn_ids=source_turn_ids, subject=subject, slot=slot, value=value, valid_from=valid_from,
-                  valid_to=valid_to, event_time=event_time)  # fmt: skip
+                  valid_to=valid_to, event_time=event_time, aliases=aliases)  # fmt: skip
     return Call(model(NodeResponse), namespace=namespace, json=fields)
 
 
@@ -318,6 +321,20 @@ def add_link(
     """Add a relationship between two nodes."""
     fields = body(source_id=source_id, target_id=target_id, type=type, weight=weight)
     return Call(model(Relationship), namespace=namespace, json=fields)
+
+
+@endpoint("POST", "/v1/namespaces/{ns}/entities/merge", idempotent=True)  # the same merge again changes nothing
+def merge_entities(keep_id: str, merged_id: str, *, namespace: str | None = None) -> Call[EntityMergeResponse]:
+    """Merge two Person (or Concept) nodes: `merged_id` goes into `keep_id` and then answers it."""
+    return Call(model(EntityMergeResponse), namespace=namespace, json=body(keep_id=keep_id, merged_id=merged_id))
+
+
+@endpoint("POST", "/v1/namespaces/{ns}/entities/split", idempotent=True)  # a split merge answers unchanged
+def split_entities(
+    *, merge_id: str | None = None, merged_id: str | None = None, namespace: str | None = None
+) -> Call[EntityMergeResponse]:
+    """Undo a merge from its record (`merge_id`, or the `merged_id` of the merge in force)."""
+    return Call(model(EntityMergeResponse), namespace=namespace, json=body(merge_id=merge_id, merged_id=merged_id))
 
 
 @endpoint("GET", "/v1/namespaces/{ns}/nodes/{node_id}", idempotent=True)

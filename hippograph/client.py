@@ -45,6 +45,8 @@ class Routes:
     save_memory = r.save_memory
     list_memories = r.list_memories
     add_link = r.add_link
+    merge_entities = r.merge_entities
+    split_entities = r.split_entities
     get_node = r.get_node
     project_decay = r.project_decay
     patch_node = r.patch_node

@@ -103,11 +103,13 @@ def search_memories(access: Access, runtime: Runtime, query: MemorySearchQuery) 
     "/{ns}/memories",
     status_code=status.HTTP_201_CREATED,
     response_model=NodeResponse,
-    responses={200: {"model": NodeResponse, "description": "already saved: unchanged"}, **error_responses(404)},
+    responses={200: {"model": NodeResponse, "description": "already saved: unchanged"}, **error_responses(404, 409)},
 )
 def save_memory(access: WriteAccess, body: MemoryBody, runtime: Engines, response: Response) -> dict[str, Any]:
     """Save a memory of any of the nine types (201); the same memory again answers 200 and changes nothing.
-    It is recorded under the key's agent; `private: true` hides it from the namespace's other agents."""
+    It is recorded under the key's agent; `private: true` hides it from the namespace's other agents.
+    A Person or Concept is one node per name in the namespace: saved again under a name it holds (or
+    an alias), it answers that node; `aliases` bind more names to it (409 when another node holds one)."""
     node, created = store_memory(access, runtime, body)
     if not created:
         response.status_code = status.HTTP_200_OK

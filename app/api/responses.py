@@ -239,6 +239,10 @@ class NodeResponse(OpenBody):
     superseded_by: str | None = Field(None, description="a fact: the id of the fact that replaced it")
     event_time: datetime | None = Field(None, description="an event: when it happened")
     timestamp: datetime | None = Field(None, description="a dialogue turn: when it was said")
+    name_key: str | None = Field(None, description="a Person or Concept: its normalized name (one node per name)")
+    aliases: list[str] | None = Field(None, description="a Person or Concept: more names bound to it")
+    merged_ids: list[str] | None = Field(None, description="ids merged into this node (they answer it)")
+    redirected_from: str | None = Field(None, description="the id asked for, when it was merged into this node")
 
 
 class NodeDetail(NodeResponse):
@@ -838,3 +842,15 @@ class ContextResponse(ResponseBody):
     added: list[str] = Field(
         default_factory=list, description="switched: ids added as the next step's related memories or by activation"
     )
+
+
+class EntityMergeResponse(ResponseBody):
+    """A merge of two entity nodes, or its undoing (the record both read)."""
+
+    merge_id: str = Field(description="the merge record's id (POST …/entities/split takes it)")
+    keep_id: str = Field(description="the node that stayed")
+    merged_id: str = Field(description="the node merged into it")
+    state: Literal["merged", "split"] = Field(description="merged: the merged id answers the survivor; split: undone")
+    changed: bool = Field(description="false: the merge (or split) was done already, nothing changed")
+    moved_relationships: int = Field(description="relationships the merge gave the survivor (a split takes them back)")
+    node: NodeResponse | None = Field(None, description="the survivor after a merge; the restored node after a split")

@@ -131,6 +131,11 @@ class MemoryBody(Strict):
     valid_from: AwareTime | None = Field(None, description="a fact: from when it holds (default: now)")
     valid_to: AwareTime | None = Field(None, description="a fact: until when it held")
     event_time: AwareTime | None = Field(None, description="an event: when it happened")
+    aliases: list[Text] = Field(
+        default_factory=list, max_length=32,
+        description="a Person or Concept: more names that stand for it (a speaker 'Mel' for 'Melanie'); "
+        "a name another node holds or is an alias of answers 409",
+    )  # fmt: skip
 
     def to_domain(self, agent_id: str | None = None) -> NewMemory:
         """`agent_id`: the agent the write is recorded under (the key's; see access.writing_agent)."""
@@ -154,6 +159,7 @@ class MemoryBody(Strict):
             valid_from=self.valid_from,
             valid_to=self.valid_to,
             event_time=self.event_time,
+            aliases=tuple(self.aliases),
         )
 
 
@@ -578,3 +584,4 @@ class ContextBody(Strict):
     @property
     def reference_time(self) -> datetime | None:
         return _utc(self.now)
+

@@ -261,3 +261,4 @@ class NewMemory:
     valid_to: datetime | None = None
     superseded_by: str | None = None
     event_time: datetime | None = None
+    aliases: tuple[str, ...] = ()  # a Person or Concept: more names that stand for it

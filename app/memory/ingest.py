@@ -3,8 +3,8 @@
 1. Dialogue node per turn, Person per speaker, Episode per session (HIERARCHY to its turns,
    extractive summary), TEMPORAL chains of turns within a session and of sessions in time order.
 2. Fact track: slot facts (app/extract/facts.py) become Knowledge nodes with REFERENCE edges to
-   their dialogue and entities (Person/Concept merged by normalized name). A new value for the same
-   subject and slot supersedes the old node (superseded_by, valid_to); nothing is deleted, and a
+   their dialogue and entities (Person/Concept resolved by name: app/memory/entities.py). A new
+   value for the same subject and slot supersedes the old node (superseded_by, valid_to); nothing is deleted, and a
    statement arriving late takes its place in the key's timeline. The batch's outcome (restated,
    new, superseding, placed in history) is worked out in Python from one read of the versions its
    times can meet (`FactPlan`), then written in four statements.
@@ -32,16 +32,18 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from app.domain.entities import EntityName
 from app.domain.importance import ImportanceRules
 from app.domain.inputs import namespace_term, stable_digest
 from app.domain.model import Importance, NodeType, RelType, Source
 from app.domain.summarize import extractive_summary, sentences
-from app.domain.turns import Turn, concept_id, dialogue_id, episode_id, person_id
+from app.domain.turns import Turn, dialogue_id, episode_id
 from app.extract.dating import date_facts
 from app.extract.facts import extract_facts, normalize_name
 from app.extract.inference import InferenceRules
 from app.extract.timeexpr import find_time_expressions
-from app.extract.types import EntityKind, FactMention, Inference, supersedes
+from app.extract.types import FactMention, Inference, supersedes
+from app.memory.entities import fact_entity_names, resolve_names, speaker_name
 from app.memory.records import create_links, link_row, node_properties, relationship_properties
 from app.memory.semantic import NodeText, SemanticIndexer
 from app.stores.graph import GraphStore, GraphTx
@@ -149,6 +151,7 @@ class FactPlan:
     superseded: int = 0  # versions that stop being in force (a re-pointed supersession is not one)
     entities: list[dict[str, Any]] = field(default_factory=list)  # upsert_entities rows
     written: list[NodeText] = field(default_factory=list)  # to embed
+    entity_ids: dict[EntityName, str] = field(default_factory=dict)  # names the namespace holds already
 
 
 def vector_source(turn: Turn, span: tuple[int, int]) -> str | None:
@@ -178,6 +181,11 @@ class Ingestor:
         report = IngestReport(turns=len(batch))
         ordered = sorted(batch, key=lambda item: (item.turn.timestamp, item.seq))
         rows = [self._turn_row(item, now) for item in ordered]
+        # A speaker the namespace knows (by name, alias or first name) is that node, not a new one.
+        names = [speaker_name(item.turn.speaker) for item in ordered]
+        speakers = resolve_names(self.graph.read, namespace, names)
+        for row, name in zip(rows, names, strict=True):
+            row["person_id"] = speakers.get(name, row["person_id"])
         with report.stage("facts+inferences"):
             # Extraction first (pure Python), before anything is written: a turn it refuses (a
             # blank speaker) or trips over (a bug) fails its batch with nothing of it written.
@@ -225,8 +233,11 @@ class Ingestor:
         self.graph.write("ingest.chain_episodes", namespace=namespace, structural=structural)
 
     def _turn_row(self, item: SequencedTurn, now: datetime) -> dict[str, Any]:
+        """The `ingest.turns` row of a turn, its speaker on the name's derived id (`ingest` puts the
+        node the name resolves to in the namespace in its place)."""
         turn = item.turn
-        speaker_key = normalize_name(turn.speaker) or turn.speaker
+        speaker = speaker_name(turn.speaker)
+        speaker_key = speaker.key
         properties = node_properties(
             label=f"{turn.speaker}: {turn.text[:80]}",
             content=turn.text,
@@ -258,12 +269,13 @@ class Ingestor:
             source=Source.USER_STATED,
             source_turn_ids=[turn.turn_id],  # the turn that introduced the speaker (set on creation only)
             name_key=speaker_key,
+            placeholder=True,  # made-up content: a saved Person of this name takes the node over
         )
         return {
             "id": dialogue_id(turn.session_id, turn.turn_id),
             "turn_id": turn.turn_id,
             "episode_id": episode_id(turn.session_id),
-            "person_id": person_id(speaker_key),
+            "person_id": speaker.derived_id,
             "timestamp": turn.timestamp,
             "properties": properties,
             "episode_properties": episode,
@@ -315,7 +327,9 @@ class Ingestor:
                 timelines[(row["subject_key"], row["slot"], row["key_value"])].append(
                     Version(row["id"], row["value_key"], row["valid_from"], row["valid_to"], row["superseded_by"])
                 )
-        plan = FactPlan()
+        # The entities the facts name, resolved in the same transaction as they are written.
+        names = [name for item in extracted for fact in item.facts for name, _ in fact_entity_names(fact)]
+        plan = FactPlan(entity_ids=resolve_names(tx.run, namespace, names))
         for item in extracted:
             self._plan_turn(plan, timelines, item, now)
         learned = relationship_properties(RelType.REFERENCE, 1.0, now)
@@ -384,7 +398,7 @@ class Ingestor:
             plan.written.append(NodeText(fact_id, NodeType.KNOWLEDGE.value, text, vector_source(turn, fact.span)))
             plan.entities += [
                 {"id": entity_id, "type": entity_type, "properties": properties, "fact_id": fact_id}
-                for entity_id, entity_type, properties in self._entities(turn, fact, now)
+                for entity_id, entity_type, properties in self._entities(turn, fact, now, plan.entity_ids)
             ]
         for inference in item.inferences:
             premises = [fact_ids[i] for i in inference.premise_indexes]
@@ -487,25 +501,26 @@ class Ingestor:
         versions.insert(at + 1, new)
         return fact_id, content
 
-    def _entities(self, turn: Turn, fact: FactMention, now: datetime) -> Iterator[tuple[str, str, dict[str, Any]]]:
-        """The fact's subject and the entities it names, as Person/Concept nodes to merge."""
-        subject_key = normalize_name(fact.subject)
-        # An entity's provenance is the turn that introduced it (properties are set on creation only).
-        yield person_id(subject_key), NodeType.PERSON.value, node_properties(
-            label=fact.subject, content=fact.subject, importance=Importance.IDENTITY, now=now,
-            source=Source.USER_STATED, source_turn_ids=[turn.turn_id], name_key=subject_key,
-        )  # fmt: skip
-        for entity in fact.entities:
-            if entity.normalized == subject_key:
-                continue
-            is_person = entity.kind == EntityKind.PERSON
-            node_id = person_id(entity.normalized) if is_person else concept_id(entity.normalized)
-            node_type = NodeType.PERSON if is_person else NodeType.CONCEPT
-            yield node_id, node_type.value, node_properties(
-                label=entity.name, content=f"{entity.name} ({entity.kind.value})", importance=Importance.NORMAL,
-                now=now, source=Source.USER_STATED, source_turn_ids=[turn.turn_id], name_key=entity.normalized,
-                entity_kind=entity.kind.value,
-            )  # fmt: skip
+    def _entities(
+        self, turn: Turn, fact: FactMention, now: datetime, known: dict[EntityName, str]
+    ) -> Iterator[tuple[str, str, dict[str, Any]]]:
+        """The fact's subject and the entities it names, as Person/Concept nodes to merge: the node
+        the namespace holds for the name (`known`), else the name's derived id."""
+        for name, entity in fact_entity_names(fact):
+            node_id = known.get(name, name.derived_id)
+            # An entity's provenance is the turn that introduced it (properties are set on creation
+            # only); its content is made up (`placeholder`) until a saved memory of the name gives one.
+            if entity is None:
+                yield node_id, name.type.value, node_properties(
+                    label=fact.subject, content=fact.subject, importance=Importance.IDENTITY, now=now,
+                    source=Source.USER_STATED, source_turn_ids=[turn.turn_id], name_key=name.key, placeholder=True,
+                )  # fmt: skip
+            else:
+                yield node_id, name.type.value, node_properties(
+                    label=entity.name, content=f"{entity.name} ({entity.kind.value})", importance=Importance.NORMAL,
+                    now=now, source=Source.USER_STATED, source_turn_ids=[turn.turn_id], name_key=name.key,
+                    entity_kind=entity.kind.value, placeholder=True,
+                )  # fmt: skip
 
     # -- 3. events -------------------------------------------------------------------------------
 

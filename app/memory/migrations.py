@@ -7,17 +7,36 @@ import logging
 from datetime import UTC, datetime
 
 from app.domain.inputs import namespace_term
+from app.memory.entities import entity_key
 from app.stores.graph import GraphStore
 
 log = logging.getLogger(__name__)
 
 NAMESPACE_TERM = "namespace_term"
+ENTITY_NAME_KEYS = "entity_name_keys"
+_NAME_KEY_PAGE = 5000
 
 
 def migrate(graph: GraphStore) -> None:
     if not graph.read("migrate.completed", migration=NAMESPACE_TERM):
         add_namespace_terms(graph)
         graph.write("migrate.mark_completed", migration=NAMESPACE_TERM, now=datetime.now(UTC))
+    if not graph.read("migrate.completed", migration=ENTITY_NAME_KEYS):
+        add_entity_name_keys(graph)
+        graph.write("migrate.mark_completed", migration=ENTITY_NAME_KEYS, now=datetime.now(UTC))
+
+
+def add_entity_name_keys(graph: GraphStore) -> int:
+    """Give Person and Concept nodes saved before entity resolution their `name_key`, so a speaker or
+    a saved memory of the same name resolves to them (app/memory/entities.py); returns how many."""
+    done = 0
+    while rows := graph.read("migrate.entities_without_name_key", limit=_NAME_KEY_PAGE):
+        keyed = [{"namespace": r["namespace"], "id": r["id"], "name_key": entity_key(r["label"] or "")} for r in rows]
+        graph.write("migrate.set_name_keys", rows=keyed)
+        done += len(keyed)
+    if done:
+        log.info("added name_key to %d Person/Concept nodes", done)
+    return done
 
 
 def add_namespace_terms(graph: GraphStore) -> None:

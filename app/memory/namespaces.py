@@ -127,6 +127,7 @@ class Namespaces:
         hot_keys = delete_namespace_keys(self.hot, namespace)
         self.graph.run_batched("namespace.delete_relationships", namespace=namespace)
         deleted = self.graph.run_batched("namespace.delete_memories", namespace=namespace)[0]["deleted"]
+        self.graph.write("entity.delete_records", namespace=namespace)  # aliases and merge records
         self.vectors.delete_namespace(namespace)
         self.graph.write("namespace.delete", namespace=namespace)
         # Again at the end: a turn post that read the namespace from Neo4j meanwhile may have set it.

@@ -11,12 +11,14 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from app.domain.entities import ENTITY_TYPES
 from app.domain.importance import ImportanceRules
 from app.domain.inputs import InputError, NewMemory, check_namespace, check_node_id, content_id, namespace_term
 from app.domain.model import SUMMARY_MAX_CHARS, Importance, RelType
 from app.domain.tags import temperature, time_scope
 from app.extract.facts import normalize_name
-from app.memory.errors import NotFoundError
+from app.memory.entities import alias_names, bind_aliases, entity_name, follow_redirects, resolve_names
+from app.memory.errors import ConflictError, NotFoundError
 from app.memory.records import check_weight, create_link, node_properties
 from app.memory.semantic import NodeText, SemanticIndexer, embedding_text
 from app.stores.graph import GraphStore, GraphTx
@@ -50,41 +52,63 @@ class MemoryNodes:
     ) -> tuple[dict[str, Any], bool]:
         """Save one memory; returns (node view, created). `extra`: further properties of the new node
         (a task's status); `then(tx, node_id)`: more writes in the same transaction, run only when
-        the node is new (a task's HIERARCHY and DEPENDENCY edges)."""
+        the node is new (a task's HIERARCHY and DEPENDENCY edges).
+
+        A Person or Concept is one node per name (app/memory/entities.py): saved without an id it is
+        the node the namespace holds under its name or alias, else the name's derived id (what a
+        speaker or a name in a turn gets). A node the write path made up for the name (`placeholder`)
+        takes the saved content; one saved before stays as it is. `aliases` bind more names to it."""
         check_namespace(namespace)
         now = now or datetime.now(UTC)
-        node_id = (
-            check_node_id(memory.id, "id", memory.type)
-            if memory.id
-            else content_id(memory.type, memory.label, memory.content)
-        )
+        explicit = check_node_id(memory.id, "id", memory.type) if memory.id else None
         properties = {**self._properties(memory, now), **(extra or {})}
+        name = entity_name(memory.type, memory.label) if memory.type in ENTITY_TYPES else None
+        aliases = alias_names(memory.type, name, memory.aliases)
+        if name is not None:
+            properties["name_key"] = name.key
 
-        def work(tx: GraphTx) -> tuple[dict[str, Any], bool]:
-            targets = [link.target_id for link in memory.links]
-            missing = set(tx.run("memory.missing_ids", namespace=namespace, ids=targets)[0]["missing"])
-            for index, link in enumerate(memory.links):
-                if link.target_id in missing:
-                    raise NotFoundError(f"links[{index}].target_id", f"node {link.target_id!r} does not exist")
+        def work(tx: GraphTx) -> tuple[dict[str, Any], bool, bool, str]:
+            targets = _live_ids(tx, namespace, {f"links[{i}].target_id": link.target_id
+                                                for i, link in enumerate(memory.links)})  # fmt: skip
+            node_id = explicit or content_id(memory.type, memory.label, memory.content)
+            if name is not None:
+                holder = resolve_names(tx.run, namespace, [name], first_names=False).get(name)
+                if explicit is None:
+                    node_id = holder or name.derived_id
+                elif holder is not None and holder != explicit:
+                    raise ConflictError("id", f"{memory.type.value} {memory.label!r} is node {holder!r} already: "
+                                        "save it without an id, or merge the two (POST …/entities/merge)")  # fmt: skip
+            for field, target in targets.items():
+                if target == node_id:
+                    raise InputError(field, f"links the memory to itself ({target!r})")
             rows = tx.run("memory.create", namespace=namespace, namespace_term=namespace_term(namespace), id=node_id,
                           type=memory.type.value, properties=properties)  # fmt: skip
             if not rows:
                 raise NotFoundError("namespace", f"namespace {namespace!r} does not exist")
-            created = bool(rows[0]["created"])
+            row, created = rows[0], bool(rows[0]["created"])
+            if not created and name is not None and row["node"].get("placeholder"):
+                row = tx.run("entity.adopt", namespace=namespace, id=node_id,
+                             properties=_adopted(properties, row["node"]))[0]  # fmt: skip
+                created = True  # the saved content is new: embedded and linked as a new node's
             if created:
-                for link in memory.links:
-                    create_link(tx, namespace, link.type, node_id, link.target_id, link.weight, now, memory.agent_id)
-                if then is not None:
+                for index, link in enumerate(memory.links):
+                    target = targets[f"links[{index}].target_id"]
+                    create_link(tx, namespace, link.type, node_id, target, link.weight, now, memory.agent_id)
+                if then is not None and rows[0]["created"]:
                     then(tx, node_id)
-            return rows[0], created
+            if aliases:
+                bind_aliases(tx.run, namespace, node_id, memory.type, aliases, now, origin="saved")
+                row = tx.run("memory.get", namespace=namespace, id=node_id)[0]
+            return row, created, bool(rows[0]["created"]), node_id
 
-        row, created = self.graph.write_transaction(work)
+        row, created, made, node_id = self.graph.write_transaction(work)
         if created:
             try:
                 self.semantic.index(namespace, [NodeText(node_id, row["type"], embedding_text(row["node"]))], now)
             except Exception:
-                self.graph.write("memory.forget", namespace=namespace, id=node_id)
-                self.vectors.delete(namespace, [node_id])
+                if made:  # a node this save made (not one it took over)
+                    self.graph.write("memory.forget", namespace=namespace, id=node_id)
+                    self.vectors.delete(namespace, [node_id])
                 raise
         return self._view(row["type"], row["node"], now), created
 
@@ -106,11 +130,10 @@ class MemoryNodes:
         now = datetime.now(UTC)
 
         def work(tx: GraphTx) -> tuple[dict[str, Any], bool]:
-            missing = tx.run("memory.missing_ids", namespace=namespace, ids=[source_id, target_id])[0]["missing"]
-            if missing:
-                field = "source_id" if source_id in missing else "target_id"
-                raise NotFoundError(field, f"node {missing[0]!r} does not exist")
-            row = create_link(tx, namespace, rel_type, source_id, target_id, weight, now, agent_id)
+            ends = _live_ids(tx, namespace, {"source_id": source_id, "target_id": target_id})
+            if ends["source_id"] == ends["target_id"]:
+                raise InputError("target_id", "a relationship needs two different nodes (one was merged into it)")
+            row = create_link(tx, namespace, rel_type, ends["source_id"], ends["target_id"], weight, now, agent_id)
             return row, bool(row.pop("created"))
 
         return self.graph.write_transaction(work)
@@ -146,8 +169,19 @@ class MemoryNodes:
     # -- read --------------------------------------------------------------------------------
 
     def get(self, namespace: str, node_id: str, with_relationships: bool = True) -> dict[str, Any]:
-        row = self._get_row(namespace, node_id)
+        """The node; an id merged into another (POST …/entities/merge) answers the survivor, with
+        `redirected_from` naming the id asked for."""
+        try:
+            row = self._get_row(namespace, node_id)
+            asked = None
+        except NotFoundError:
+            survivor = follow_redirects(self.graph.read, namespace, node_id)
+            if survivor is None:
+                raise
+            row, asked, node_id = self._get_row(namespace, survivor), node_id, survivor
         view = self._view(row["type"], row["node"], datetime.now(UTC))
+        if asked is not None:
+            view["redirected_from"] = asked
         if with_relationships:
             view["relationships"] = self.graph.read("link.of_node", namespace=namespace, id=node_id)
         return view
@@ -167,6 +201,8 @@ class MemoryNodes:
             raise InputError("content", "must not be empty")
         if not memory.label.strip():
             raise InputError("label", "must not be empty")
+        if memory.aliases and memory.type not in ENTITY_TYPES:
+            raise InputError("aliases", f"only a Person or Concept has aliases, not a {memory.type.value}")
         if memory.summary is not None and len(memory.summary) > SUMMARY_MAX_CHARS:
             raise InputError("summary", f"at most {SUMMARY_MAX_CHARS} characters ({len(memory.summary)} given)")
         if not 0.0 <= memory.confidence <= 1.0:
@@ -209,3 +245,32 @@ class MemoryNodes:
             "temperature": temperature(node.get("last_accessed"), now).value,
             "time_scope": time_scope(node["created_at"], now, self.recent_window).value,
         }
+
+
+def _live_ids(tx: GraphTx, namespace: str, ids: Mapping[str, str]) -> dict[str, str]:
+    """Each field's node id, an id merged into another replaced by its survivor (so old ids still
+    resolve); NotFoundError naming the field of one that does not exist."""
+    missing = set(tx.run("memory.missing_ids", namespace=namespace, ids=list(ids.values()))[0]["missing"])
+    live = dict(ids)
+    for field, node_id in ids.items():
+        if node_id in missing:
+            survivor = follow_redirects(tx.run, namespace, node_id)
+            if survivor is None:
+                raise NotFoundError(field, f"node {node_id!r} does not exist")
+            live[field] = survivor
+    return live
+
+
+# What a saved memory does not take from the node it takes over: its history and activation.
+_KEPT_ON_ADOPTION = frozenset({"activation", "activation_base", "created_at", "last_accessed", "access_count"})
+
+
+def _adopted(saved: Mapping[str, Any], node: Mapping[str, Any]) -> dict[str, Any]:
+    """The properties a made-up entity node takes from a saved memory of its name: the saved
+    content and fields, the higher importance of the two, and both sets of source turns."""
+    properties = {key: value for key, value in saved.items() if key not in _KEPT_ON_ADOPTION}
+    if Importance(node["importance"]).rank > Importance(saved["importance"]).rank:
+        properties["importance"] = node["importance"]
+    turns = list(node.get("source_turn_ids") or [])
+    properties["source_turn_ids"] = turns + [t for t in saved.get("source_turn_ids", []) if t not in turns]
+    return properties

@@ -177,7 +177,9 @@ NODE_PROPERTIES: dict[str, PropertyCheck] = {
     "importance": _level(Importance),
     "source": _level(Source),
     "private": _flag,
+    "placeholder": _flag,
     "source_turn_ids": _texts,
+    **dict.fromkeys(("aliases", "alias_keys", "merged_ids"), _texts),
     "tags": _texts,
 }
 RELATIONSHIP_PROPERTIES: dict[str, PropertyCheck] = {
