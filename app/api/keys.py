@@ -11,11 +11,11 @@ from starlette.concurrency import run_in_threadpool
 from app.api.access import AdminKey, AnyKey, Engines, authorize
 from app.api.bodies import JsonBodyRoute
 from app.api.errors import error_responses
-from app.api.responses import CreatedKey, KeyList, KeyRevoked
 from app.api.schemas import KeyBody
 from app.domain.inputs import InputError, check_namespace
 from app.domain.keys import BOOTSTRAP_KEY_ID, Role
 from app.memory.errors import NotFoundError
+from hippograph.responses import CreatedKey, KeyList, KeyRevoked
 
 router = APIRouter(prefix="/v1/keys", tags=["keys"], route_class=JsonBodyRoute)
 

@@ -12,11 +12,11 @@ from pydantic import ValidationError
 from app.api.access import AnyKey, Engines, ReadAccess, authorize
 from app.api.bodies import JsonBodyRoute
 from app.api.errors import error_responses, field_path
-from app.api.responses import ToolList, ToolResult
 from app.api.schemas import ToolCall
 from app.domain.inputs import InputError
 from app.memory.errors import NotFoundError
 from app.tools import TOOLS
+from hippograph.responses import ToolList, ToolResult
 
 router = APIRouter(tags=["tools"], route_class=JsonBodyRoute)
 
@@ -50,6 +50,6 @@ def run_tool(access: ReadAccess, name: ToolName, runtime: Engines, call: ToolCal
         result = tool.run(access, runtime, arguments)
     except InputError as exc:  # the route's own checks name its fields; here they are arguments
         raise InputError(f"arguments.{exc.field}", exc.message) from None
-    # Encoded as the wrapped routes' response models encode (app/api/responses.py: times by
+    # Encoded as the wrapped routes' response models encode (clients/python/hippograph/responses.py: times by
     # `isoformat()`), so `result` is what the route answers.
     return JSONResponse({"tool": name, "result": jsonable_encoder(result)})

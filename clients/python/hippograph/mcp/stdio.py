@@ -7,7 +7,7 @@ import anyio
 import httpx
 from mcp.server.stdio import stdio_server
 
-from app.mcp.server import Target, build_server
+from hippograph.mcp.server import Target, build_server
 
 # A recall or a Cypher query can take a while on a large namespace; the API bounds its own work.
 REQUEST_TIMEOUT_S = 120.0

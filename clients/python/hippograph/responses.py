@@ -1,5 +1,5 @@
 """Response bodies of the API, declared as each route's `response_model`: what `/openapi.json`, `/docs`
-and the Python client say comes back. Import-light (pydantic and the domain enums only), so a client
+and the Python client say comes back. Import-light (pydantic and `hippograph.vocabulary` only), so a client
 can import them without the server's engines.
 
 Every model serializes what the route built, as it built it: a field the route left out stays out
@@ -21,9 +21,7 @@ from pydantic import (
     model_serializer,
 )
 
-from app.domain.keys import Role
-from app.domain.model import Importance, NodeType, RelType
-from app.domain.tasks import TaskStatus
+from hippograph.vocabulary import Importance, NodeType, RelType, Role, TaskStatus
 
 
 def _encoded(value: Any) -> Any:

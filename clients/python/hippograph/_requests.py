@@ -4,7 +4,7 @@ Each `@endpoint` function below returns an `ApiRequest`; the sync and async clie
 (`Endpoint.__get__` binds it to the client's `_send`). `ENDPOINTS` lists them all, so a test can hold
 them against the app's OpenAPI document.
 
-Answers are parsed into the API's own response models (`app/api/responses.py`, the models the routes
+Answers are parsed into the API's own response models (`clients/python/hippograph/responses.py`, the models the routes
 declare as `response_model`; import-light: pydantic and the domain enums only).
 """
 
@@ -20,7 +20,7 @@ from urllib.parse import quote
 import httpx
 from pydantic import BaseModel
 
-from app.api.responses import (
+from hippograph.responses import (
     AnalyticsQueries,
     BatchStatus,
     ContextResponse,

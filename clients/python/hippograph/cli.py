@@ -24,9 +24,9 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
-from app.api.schemas import MAX_TURNS_PER_BATCH
 from hippograph.client import DEFAULT_URL, Hippograph
 from hippograph.errors import HippographError, NotFound
+from hippograph.vocabulary import MAX_TURNS_PER_BATCH
 
 app = typer.Typer(help=__doc__, no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False)
 keys_app = typer.Typer(help="API keys: create (the secret is shown once), list, revoke.", no_args_is_help=True)
@@ -153,7 +153,7 @@ def mcp(
 ) -> None:
     """The MCP server over stdio (`hippograph mcp --namespace NS`), with the key from HIPPOGRAPH_API_KEY
     (or --key); it calls the API at --url / HIPPOGRAPH_URL, which checks the key on every call."""
-    from app.mcp.stdio import serve_stdio
+    from hippograph.mcp.stdio import serve_stdio
 
     if not conn.key:
         raise typer.BadParameter("no API key: give --key or set HIPPOGRAPH_API_KEY")
