@@ -26,9 +26,10 @@ ToolName = Annotated[str, Path(description="one of the tools GET /v1/tools lists
 
 @router.get("/v1/tools", response_model=ToolList)
 def list_tools(caller: AnyKey) -> dict[str, Any]:
-    """The seven tools in the OpenAI function-calling format: name, a description written for a model,
-    and `parameters` (JSON Schema). Run one with POST /v1/namespaces/{ns}/tools/{name}."""
-    return {"tools": [tool.function_spec() for tool in TOOLS.values()]}
+    """The tools this key's role may run, in the OpenAI function-calling format: name, a description
+    written for a model, and `parameters` (JSON Schema); all seven to a writer or admin, the six that
+    only read to a reader (no `save_memory_note`). Run one with POST /v1/namespaces/{ns}/tools/{name}."""
+    return {"tools": [tool.function_spec() for tool in TOOLS.values() if caller.role.includes(tool.role)]}
 
 
 @router.post("/v1/namespaces/{ns}/tools/{name}", response_model=ToolResult, responses=error_responses(404))

@@ -32,6 +32,7 @@ from hippograph.responses import (
     HealthResponse,
     ImportResponse,
     JobRunList,
+    KeyIdentity,
     KeyList,
     KeyRevoked,
     MemoryListing,
@@ -91,6 +92,11 @@ class ApiRequest(Generic[T]):
     path: str
     idempotent: bool
     call: Call[T]
+
+    @property
+    def lacks_namespace(self) -> bool:
+        """A namespaced route called without `namespace=`: the client's default fills it."""
+        return "{ns}" in self.path and not self.call.namespace
 
     def url(self, default_namespace: str | None) -> str:
         values = dict(self.call.path_params)
@@ -560,6 +566,12 @@ def create_key(
 def list_keys() -> Call[KeyList]:
     """The keys this key may see, never their secrets."""
     return Call(model(KeyList))
+
+
+@endpoint("GET", "/v1/me", idempotent=True)
+def me() -> Call[KeyIdentity]:
+    """The calling key: its role, namespace (None for the bootstrap admin) and agent."""
+    return Call(model(KeyIdentity))
 
 
 @endpoint("DELETE", "/v1/keys/{key_id}", idempotent=True)

@@ -2,11 +2,13 @@
 ingest, recall, context, runs, jobs, export/import, cypher, tasks) through `hippograph.client`.
 
 Connection: `--url` / HIPPOGRAPH_URL (default http://127.0.0.1:8000), `--key` / HIPPOGRAPH_API_KEY,
-`--namespace`/`-n` / HIPPOGRAPH_NAMESPACE. An error answer prints its message and exits 1.
+`--namespace`/`-n` / HIPPOGRAPH_NAMESPACE (default: the key's own). An error answer prints its message
+and exits 1. `serve`, `worker` and `beat` need the server distribution beside this light one.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import sys
@@ -16,7 +18,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -24,6 +26,7 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
+from hippograph import __version__
 from hippograph.client import DEFAULT_URL, Hippograph
 from hippograph.errors import HippographError, NotFound
 from hippograph.vocabulary import MAX_TURNS_PER_BATCH
@@ -63,13 +66,26 @@ class Connection:
 conn = Connection()
 
 
+def print_version(value: bool) -> None:
+    if value:
+        out.print(f"hippograph {__version__}", markup=False, highlight=False)
+        raise typer.Exit()
+
+
 @app.callback()
 def connect(
     url: Annotated[str, typer.Option(envvar="HIPPOGRAPH_URL", help="the API's base URL")] = DEFAULT_URL,
     key: Annotated[str | None, typer.Option(envvar="HIPPOGRAPH_API_KEY", help="an API key", show_default=False)] = None,
     namespace: Annotated[
-        str | None, typer.Option("--namespace", "-n", envvar="HIPPOGRAPH_NAMESPACE", help="the namespace")
+        str | None,
+        typer.Option(
+            "--namespace", "-n", envvar="HIPPOGRAPH_NAMESPACE",
+            help="the namespace (default: the key's own; only the bootstrap admin key must name one)",
+        ),
     ] = None,
+    version: Annotated[
+        bool, typer.Option("--version", callback=print_version, is_eager=True, help="print the version and exit")
+    ] = False,
 ) -> None:
     conn.url, conn.key, conn.namespace = url, key, namespace
 
@@ -79,10 +95,35 @@ def client() -> Hippograph:
 
 
 def namespace_of(given: str | None = None) -> str:
+    """The namespace named, or else the key's own (asked once, GET /v1/me)."""
     found = given or conn.namespace
+    if found:
+        return found
+    with client() as hg:
+        found = hg.me().namespace
     if not found:
-        raise typer.BadParameter("no namespace: give --namespace/-n or set HIPPOGRAPH_NAMESPACE")
+        raise typer.BadParameter(
+            "no namespace: this key (the bootstrap admin) holds every namespace; give --namespace/-n or set "
+            "HIPPOGRAPH_NAMESPACE"
+        )
+    conn.namespace = found
     return found
+
+
+def server_module(name: str) -> Any:
+    """A module of the server distribution, which the light one (hippograph-client) lacks."""
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as error:
+        if error.name not in ("app", "jobs"):
+            raise
+        fail("this needs the Hippograph server: install the hippograph server package (README.md, Install)")
+
+
+def fail(message: str) -> NoReturn:
+    """One line on stderr (never wrapped), exit status 1."""
+    err.print(f"error: {message}", markup=False, highlight=False, soft_wrap=True)
+    raise typer.Exit(1)
 
 
 def print_json(value: Any) -> None:
@@ -121,9 +162,7 @@ def serve(
         os.environ["HIPPOGRAPH_HOST"] = host
     if port is not None:
         os.environ["HIPPOGRAPH_PORT"] = str(port)
-    from app.__main__ import main as serve_api
-
-    serve_api()
+    server_module("app.__main__").main()
 
 
 CELERY_EXTRA = {"allow_extra_args": True, "ignore_unknown_options": True}
@@ -132,17 +171,13 @@ CELERY_EXTRA = {"allow_extra_args": True, "ignore_unknown_options": True}
 @app.command(context_settings=CELERY_EXTRA)
 def worker(ctx: typer.Context) -> None:
     """A Celery worker (`celery -A jobs.celery_app worker`; further arguments go to Celery)."""
-    from jobs.celery_app import celery_app
-
-    celery_app.worker_main(["worker", "--loglevel=INFO", *ctx.args])
+    server_module("jobs.celery_app").celery_app.worker_main(["worker", "--loglevel=INFO", *ctx.args])
 
 
 @app.command(context_settings=CELERY_EXTRA)
 def beat(ctx: typer.Context) -> None:
     """The Celery beat scheduler (`celery -A jobs.celery_app beat`; further arguments go to Celery)."""
-    from jobs.celery_app import celery_app
-
-    celery_app.start(["beat", "--loglevel=INFO", *ctx.args])
+    server_module("jobs.celery_app").celery_app.start(["beat", "--loglevel=INFO", *ctx.args])
 
 
 @app.command()
@@ -151,13 +186,18 @@ def mcp(
         str | None, typer.Option("--namespace", "-n", help="the namespace the tools work on", show_default=False)
     ] = None,
 ) -> None:
-    """The MCP server over stdio (`hippograph mcp --namespace NS`), with the key from HIPPOGRAPH_API_KEY
-    (or --key); it calls the API at --url / HIPPOGRAPH_URL, which checks the key on every call."""
-    from hippograph.mcp.stdio import serve_stdio
+    """The MCP server over stdio (`hippograph mcp`), with the key from HIPPOGRAPH_API_KEY (or --key) on
+    its own namespace (the bootstrap admin key names one with --namespace); it calls the API at --url /
+    HIPPOGRAPH_URL. URL and key are checked at start: a failure is one line on stderr, exit status 1."""
+    from hippograph.mcp.stdio import BridgeRefused, checked_namespace, serve_stdio
 
     if not conn.key:
-        raise typer.BadParameter("no API key: give --key or set HIPPOGRAPH_API_KEY")
-    serve_stdio(namespace_of(namespace), conn.url, conn.key)
+        fail("no API key: give --key or set HIPPOGRAPH_API_KEY")
+    try:
+        chosen = checked_namespace(conn.url, conn.key, namespace or conn.namespace)
+    except BridgeRefused as refused:
+        fail(str(refused))
+    serve_stdio(chosen, conn.url, conn.key)
 
 
 # Keys.
@@ -708,10 +748,10 @@ def main() -> None:
     except HippographError as error:
         where = f" [field {error.field}]" if error.field else ""
         rid = f" (request {error.request_id})" if error.request_id else ""
-        err.print(f"error: {error}{where}{rid}", markup=False, highlight=False)
+        err.print(f"error: {error}{where}{rid}", markup=False, highlight=False, soft_wrap=True)
         sys.exit(1)
     except (OSError, ValueError) as error:
-        err.print(f"error: {error}", markup=False, highlight=False)
+        err.print(f"error: {error}", markup=False, highlight=False, soft_wrap=True)
         sys.exit(1)
 
 

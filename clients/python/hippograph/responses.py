@@ -540,6 +540,17 @@ class CreatedKey(KeyResponse):
     key: str = Field(description="the secret: send it as `Authorization: Bearer <key>`; only its hash is stored")
 
 
+class KeyIdentity(ResponseBody):
+    """The calling key: what it may do, where, and as whom (GET /v1/me). A client with no namespace of
+    its own takes the key's; only the bootstrap admin (namespace null) must name one."""
+
+    key_id: str = Field(description="the key's id")
+    namespace: str | None = Field(description="the namespace the key is for (null: every namespace, the bootstrap key)")
+    role: Role = Field(description="reader, writer or admin")
+    agent_id: str = Field(description="the agent its writes are recorded under")
+    expires_at: datetime | None = Field(description="when it stops working (null: never)")
+
+
 class KeyList(ResponseBody):
     """The keys a caller may see."""
 
