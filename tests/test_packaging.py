@@ -83,8 +83,9 @@ def fresh_venv(path: Path) -> Path:
 
 
 def pip_into(python: Path, *args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    # Without PYTHONPATH: pip would take a source tree on it for an installed distribution and skip it.
     done = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q", *args],
-                          capture_output=True, text=True, timeout=timeout)  # fmt: skip
+                          capture_output=True, text=True, timeout=timeout, env=clean_env())  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     return done
 
