@@ -18,4 +18,4 @@ install:
 	bash scripts/install.sh
 
 lint:
-	bash scripts/install.sh && .venv/bin/ruff check app jobs scripts tests && .venv/bin/mypy app jobs
+	bash scripts/install.sh && .venv/bin/ruff check app jobs scripts tests clients/python && .venv/bin/mypy app jobs clients/python/hippograph

@@ -54,7 +54,6 @@ from app.embedding.encoder import Embedder  # noqa: E402
 from app.evaluation.ablation import ablate  # noqa: E402
 from app.evaluation.baselines import BM25, DenseIndex, Doc  # noqa: E402
 from app.evaluation.compare import compact_card  # noqa: E402
-from app.evaluation.datasets import Sample, batches, load_samples  # noqa: E402
 from app.evaluation.retrieval_metrics import (  # noqa: E402
     MRR,
     OVERALL,
@@ -68,6 +67,7 @@ from app.evaluation.retrieval_metrics import (  # noqa: E402
     score_question,
 )
 from app.runtime import Runtime  # noqa: E402
+from hippograph.datasets import Sample, batches, load_samples  # noqa: E402
 from scripts.harness import (  # noqa: E402
     add_engine_arguments,
     add_recall_arguments,

@@ -52,7 +52,6 @@ from app.embedding.encoder import Embedder  # noqa: E402
 from app.evaluation.ablation import ablate  # noqa: E402
 from app.evaluation.baselines import BM25, DenseIndex, Doc  # noqa: E402
 from app.evaluation.compare import compact_card  # noqa: E402
-from app.evaluation.datasets import load_question  # noqa: E402
 from app.evaluation.retrieval_metrics import (  # noqa: E402
     MRR,
     Summary,
@@ -64,6 +63,7 @@ from app.evaluation.retrieval_metrics import (  # noqa: E402
     session_any_key,
 )
 from app.runtime import Runtime  # noqa: E402
+from hippograph.datasets import load_question  # noqa: E402
 from scripts.eval_locomo import SYSTEMS, CardStats, ingest, latency_summary, print_tables, recall  # noqa: E402
 from scripts.harness import (  # noqa: E402
     add_engine_arguments,

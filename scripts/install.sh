@@ -13,11 +13,13 @@ python_bin=${PYTHON:-python3}
 # 1. Python dependencies, pinned by constraints.txt (torch alone is ~3 GB; pip's cache makes reinstalls free).
 [ -x .venv/bin/python ] || "$python_bin" -m venv .venv
 stamp=.venv/.hippograph-installed
-want=$(cat pyproject.toml constraints.txt | sha256sum | cut -d' ' -f1)
+want=$(cat pyproject.toml clients/python/pyproject.toml constraints.txt | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "installing Python dependencies into .venv ..."
   .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q -c constraints.txt -e ".[dev]"
+  # Both distributions, editable, in one command: the server's `hippograph-client==<version>`
+  # resolves to the light one of clients/python, not to the package index.
+  .venv/bin/python -m pip install -q -c constraints.txt -e ./clients/python -e ".[dev]"
   echo "$want" > "$stamp"
 fi
 

@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh
-.venv/bin/ruff check app jobs scripts tests
-.venv/bin/mypy app jobs
+.venv/bin/ruff check app jobs scripts tests clients/python
+.venv/bin/mypy app jobs clients/python/hippograph
 workers=${HIPPOGRAPH_TEST_WORKERS:-4}
 .venv/bin/python -m pytest -n "$workers" --dist loadfile --no-loadscope-reorder "$@"

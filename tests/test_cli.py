@@ -239,3 +239,22 @@ def test_tasks(live_api: str, admin: Any, namespace: str, tmp_path: Path) -> Non
     answer = json.loads(resumed.stdout)
     assert [card["id"] for card in answer["context"]["cards"]] == [note.id]
     assert answer["context"]["tree"]["subtasks"][0]["status"] == "running"
+
+
+def test_a_key_bound_to_a_namespace_needs_no_namespace_option(live_api: str, admin: Any, namespace: str) -> None:
+    writer = admin.create_key(namespace, "writer", "cli-writer").key
+    saved = admin.save_memory("Knowledge", "Beta", "The beta ships on Friday")
+    env = {k: v for k, v in cli_env(live_api, namespace, writer).items() if k != "HIPPOGRAPH_NAMESPACE"}
+    recall = subprocess.run([*CLI, "recall", "When does the beta ship?", "--json"], env=env, cwd=REPO,
+                            capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert recall.returncode == 0, recall.stderr
+    assert saved.id in [card["id"] for card in json.loads(recall.stdout)["items"]]
+    # The bootstrap admin holds every namespace: it must name one.
+    env["HIPPOGRAPH_API_KEY"] = TEST_ADMIN_KEY
+    refused = subprocess.run([*CLI, "recall", "anything"], env=env, cwd=REPO, capture_output=True, text=True,
+                             timeout=120)  # fmt: skip
+    assert refused.returncode != 0 and "bootstrap admin" in refused.stderr and "Traceback" not in refused.stderr
+    version = subprocess.run([*CLI, "--version"], env=env, cwd=REPO, capture_output=True, text=True, timeout=60)
+    from hippograph import __version__
+
+    assert version.returncode == 0 and version.stdout.strip() == f"hippograph {__version__}"

@@ -248,6 +248,21 @@ def test_keys_roles_and_error_classes(hg: Any, make_client: MakeClient, namespac
         make_client(None, namespace=namespace).get_namespace()
 
 
+def test_a_key_bound_to_a_namespace_implies_it(hg: Any, make_client: MakeClient, namespace: str) -> None:
+    """No `namespace=` anywhere: the client asks the key's own (GET /v1/me) once; the bootstrap admin,
+    which holds every namespace, must name one."""
+    writer = make_client(hg.create_key(namespace, "writer", "writer-agent").key)
+    assert writer.namespace is None
+    identity = writer.me()
+    assert identity.namespace == namespace and identity.role == "writer" and identity.agent_id == "writer-agent"
+    saved = writer.save_memory("Knowledge", "Beta", "The beta ships on Friday")
+    assert writer.namespace == namespace
+    assert hg.get_node(saved.id).id == saved.id  # written where the admin client looks
+    assert [item.id for item in writer.list_memories().items] == [saved.id]
+    with pytest.raises(ValueError, match="bootstrap admin"):
+        make_client().recall("anything")
+
+
 def test_cypher(hg: Any, namespace: str) -> None:
     hg.save_memory("Knowledge", "Ann's editor", "Ann writes her reports in Vim")
     result = hg.cypher("MATCH (m:Memory {namespace: $namespace}) RETURN count(m) AS n")

@@ -56,7 +56,8 @@ BODY_EXAMPLES: dict[str, Callable[[str], Any]] = {
 # /v1 operation must answer 503.
 # A batch's status is a Redis record: reading it needs no Neo4j.
 ENGINE_FREE_ROUTES = frozenset(
-    {"GET /v1/namespaces/{ns}/cypher/queries", "GET /v1/tools", "GET /v1/namespaces/{ns}/batches/{batch_id}"}
+    {"GET /v1/namespaces/{ns}/cypher/queries", "GET /v1/tools", "GET /v1/namespaces/{ns}/batches/{batch_id}",
+     "GET /v1/me"}  # fmt: skip
 )
 # Acknowledging turns needs only Redis (the hot window, and the namespace's existence marker there):
 # a Neo4j outage delays their writing, not their acknowledgement.

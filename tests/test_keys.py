@@ -105,6 +105,18 @@ def test_key_lifecycle_secret_shown_once_and_stored_only_as_a_hash(api, cypher, 
     assert api.delete(f"/v1/keys/{created['id']}").status_code == 404
 
 
+def test_me_answers_the_calling_keys_role_namespace_and_agent(api, namespace) -> None:  # type: ignore[no-untyped-def]
+    assert api.put(f"/v1/namespaces/{namespace}").status_code == 201
+    created = api.post("/v1/keys", json={"namespace": namespace, "role": "reader", "agent_id": "watcher"}).json()
+    me = api.get("/v1/me", headers=bearer(created["key"]))
+    assert me.status_code == 200, me.text
+    assert me.json() == {"key_id": created["id"], "namespace": namespace, "role": "reader", "agent_id": "watcher",
+                         "expires_at": None}  # fmt: skip
+    admin = api.get("/v1/me").json()  # the bootstrap admin: every namespace
+    assert admin["namespace"] is None and admin["role"] == "admin" and admin["key_id"] == "bootstrap"
+    assert api.get("/v1/me", headers=bearer("hg_unknown_key")).status_code == 401
+
+
 def test_missing_unknown_expired_and_malformed_keys_answer_401(api, namespace) -> None:  # type: ignore[no-untyped-def]
     api.put(f"/v1/namespaces/{namespace}")
     url = f"/v1/namespaces/{namespace}"

@@ -1,10 +1,12 @@
 """The seven tools over MCP, through the `mcp` package's own client: streamable HTTP at `/mcp/` of
-the live API (uvicorn) and stdio (`hippograph mcp --namespace NS`, proxying to the live API)."""
+the live API (uvicorn) and stdio (`hippograph mcp`, proxying to the live API on the key's namespace)."""
 
 from __future__ import annotations
 
 import json
 import os
+import socket
+import subprocess
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -16,10 +18,11 @@ import httpx2
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.conftest import admin_headers, bearer
+from tests.conftest import TEST_ADMIN_KEY, admin_headers, bearer
 from tests.test_tools import SEVEN, without_timings
 
 REPO = Path(__file__).resolve().parents[1]
+CLIENT_SRC = REPO / "clients" / "python"  # this tree's client, whatever the environment has installed
 NOTE = {"content": "The staging database moved to the host db-7 on Monday", "tags": ["infra"]}
 
 
@@ -40,12 +43,12 @@ def http_client(live_api: str, headers: dict[str, str]) -> Client:
     return Client(transport)
 
 
-def stdio_client(live_api: str, namespace: str, key: str) -> Client:
-    env = {**os.environ, "HIPPOGRAPH_URL": live_api, "HIPPOGRAPH_API_KEY": key}
-    command = StdioServerParameters(
-        command=sys.executable, args=["-m", "hippograph.cli", "mcp", "--namespace", namespace], env=env, cwd=str(REPO)
-    )
-    return Client(command)
+def stdio_client(live_api: str, key: str, namespace: str | None = None) -> Client:
+    """`hippograph mcp` on the key's own namespace, or on the one named (the bootstrap admin's way)."""
+    env = {**os.environ, "HIPPOGRAPH_URL": live_api, "HIPPOGRAPH_API_KEY": key, "PYTHONPATH": str(CLIENT_SRC)}
+    env.pop("HIPPOGRAPH_NAMESPACE", None)
+    args = ["-m", "hippograph.cli", "mcp", *(["--namespace", namespace] if namespace else [])]
+    return Client(StdioServerParameters(command=sys.executable, args=args, env=env, cwd=str(REPO)))
 
 
 def structured(result: Any) -> Any:
@@ -96,8 +99,11 @@ def save_and_recall(client: Client, live_api: str, namespace: str, writer: str) 
 
 
 def refuses_a_reader(client: Client) -> None:
+    """A reader is listed six tools (no save_memory_note); called anyway, the write is refused."""
+
     async def session() -> None:
         async with client:
+            assert {tool.name for tool in (await client.list_tools()).tools} == SEVEN - {"save_memory_note"}
             refused = await client.call_tool("save_memory_note", {"content": "readers cannot write"})
             assert refused.is_error
             error = structured(refused)["error"]
@@ -145,5 +151,36 @@ def test_the_bootstrap_admin_names_its_namespace_in_a_header(live_api, namespace
 
 def test_mcp_over_stdio(live_api, namespace) -> None:  # type: ignore[no-untyped-def]
     keys = setup_namespace(live_api, namespace)
-    save_and_recall(stdio_client(live_api, namespace, keys["writer"]), live_api, namespace, keys["writer"])
-    refuses_a_reader(stdio_client(live_api, namespace, keys["reader"]))
+    save_and_recall(stdio_client(live_api, keys["writer"]), live_api, namespace, keys["writer"])
+    refuses_a_reader(stdio_client(live_api, keys["reader"], namespace))  # naming its own namespace is allowed
+
+
+def bridge_start(url: str, key: str | None, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "HIPPOGRAPH_URL": url, "PYTHONPATH": str(CLIENT_SRC)}
+    env.pop("HIPPOGRAPH_NAMESPACE", None)
+    env.pop("HIPPOGRAPH_API_KEY", None)
+    if key is not None:
+        env["HIPPOGRAPH_API_KEY"] = key
+    command = [sys.executable, "-m", "hippograph.cli", "mcp", *args]
+    return subprocess.run(command, env=env, cwd=REPO, capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                          timeout=60)  # fmt: skip
+
+
+def test_the_stdio_bridge_checks_url_and_key_at_start(live_api, namespace) -> None:  # type: ignore[no-untyped-def]
+    """Each failure is one line on stderr and exit status 1, before any MCP message: no traceback."""
+    keys = setup_namespace(live_api, namespace)
+    with socket.socket() as sock:  # a port nothing listens on (bound, never listening)
+        sock.bind(("127.0.0.1", 0))
+        nobody = f"http://127.0.0.1:{sock.getsockname()[1]}"
+        failures = {
+            f"cannot reach the Hippograph API at {nobody}": bridge_start(nobody, keys["writer"]),
+            "refused the key": bridge_start(live_api, "hg_unknown_key"),
+            "no API key": bridge_start(live_api, None),
+            f"is for namespace {namespace!r}, not 'other'": bridge_start(live_api, keys["reader"], "-n", "other"),
+            "holds every namespace: name one with --namespace": bridge_start(live_api, TEST_ADMIN_KEY),
+        }
+    for expected, finished in failures.items():
+        assert finished.returncode == 1, (expected, finished.stderr)
+        lines = finished.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error: ") and expected in lines[0], (expected, finished.stderr)
+        assert finished.stdout == ""  # nothing an MCP client would read as a message

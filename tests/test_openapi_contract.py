@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from app.api.main import create_app
-from app.api.responses import NodeResponse
+from hippograph.responses import NodeResponse
 from tests.conftest import REPO
 from tests.response_contract import ResponseContract
 
@@ -204,12 +204,12 @@ def test_a_response_model_keeps_the_routes_encoding() -> None:
 def test_the_models_modules_load_without_the_engines() -> None:
     """A client imports the request and response models without Neo4j, Redis, Celery or the embedder."""
     result = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", "import app.api.schemas, app.api.responses"],
+        [sys.executable, "-X", "importtime", "-c", "import app.api.schemas, hippograph.responses"],
         cwd=REPO, capture_output=True, text=True, check=True,
     )  # fmt: skip
     heavy = [line for line in result.stderr.splitlines() if re.search(r"neo4j|torch|onnx|redis|celery|qdrant", line)]
     assert not heavy, heavy[:5]
-    assert "app.api.responses" in result.stderr  # the import was measured
+    assert "hippograph.responses" in result.stderr  # the import was measured
 
 
 def test_the_document_does_not_depend_on_the_settings(document: dict[str, Any]) -> None:

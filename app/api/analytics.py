@@ -12,9 +12,9 @@ from app.analytics.guard import CypherRefused
 from app.api.access import Access, Engines, ReadAccess
 from app.api.bodies import JsonBodyRoute
 from app.api.errors import ApiError, error_responses
-from app.api.responses import AnalyticsQueries, CypherResult
 from app.api.schemas import CypherBody
 from app.runtime import Runtime
+from hippograph.responses import AnalyticsQueries, CypherResult
 
 router = APIRouter(prefix="/v1/namespaces", tags=["analytics"], route_class=JsonBodyRoute)
 

@@ -9,9 +9,9 @@ from fastapi import APIRouter
 from app.api.access import Engines, ReadAccess
 from app.api.bodies import JsonBodyRoute
 from app.api.errors import error_responses
-from app.api.responses import ContextResponse
 from app.api.schemas import ContextBody
 from app.context.builder import ContextRequest
+from hippograph.responses import ContextResponse
 
 router = APIRouter(prefix="/v1/namespaces", tags=["context management"], route_class=JsonBodyRoute)
 

@@ -11,8 +11,8 @@ from fastapi import APIRouter, Path, Request, Response, status
 from app.api.access import AdminAccess, Engines
 from app.api.bodies import JsonBodyRoute
 from app.api.errors import error_responses
-from app.api.responses import DeadLetterList, DeadLetterReplayed
 from app.api.turns import queue_ingest
+from hippograph.responses import DeadLetterList, DeadLetterReplayed
 
 router = APIRouter(prefix="/v1/namespaces", tags=["write path"], route_class=JsonBodyRoute)
 DeadLetterPath = Annotated[str, Path(description="the dead letter's id (the turn's node id, `dialogue:…`)")]

@@ -10,8 +10,8 @@ from pydantic import ConfigDict, Field, model_validator
 from app.api.access import AdminAccess, Engines
 from app.api.bodies import JsonBodyRoute
 from app.api.errors import error_responses
-from app.api.responses import EntityMergeResponse
 from app.api.schemas import Strict, Text
+from hippograph.responses import EntityMergeResponse
 
 
 class EntityMergeBody(Strict):

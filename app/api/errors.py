@@ -12,9 +12,9 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.body_limit import MAX_BODY_SIZE_SCOPE_KEY
 
-from app.api.responses import ErrorBody
 from app.errors import EngineUnavailable
 from app.memory.errors import ConflictError, InputError, NotFoundError
+from hippograph.responses import ErrorBody
 
 log = logging.getLogger(__name__)
 

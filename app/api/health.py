@@ -6,7 +6,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from app.api.errors import error_response
-from app.api.responses import HealthResponse, NotReadyBody, ReadinessResponse
+from hippograph.responses import HealthResponse, NotReadyBody, ReadinessResponse
 
 router = APIRouter(tags=["health"])
 

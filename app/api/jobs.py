@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query
 from app.api.access import Engines, ReadAccess
 from app.api.bodies import JsonBodyRoute
 from app.api.errors import error_responses
-from app.api.responses import JobRunList
+from hippograph.responses import JobRunList
 
 router = APIRouter(prefix="/v1/namespaces", tags=["jobs"], route_class=JsonBodyRoute)
 

@@ -1,4 +1,5 @@
-"""v1 routes of API keys: create (shown once), list (never the secret), revoke."""
+"""v1 routes of API keys: create (shown once), list (never the secret), revoke; and `GET /v1/me`, the
+calling key itself (clients take their namespace from it)."""
 
 from __future__ import annotations
 
@@ -11,13 +12,23 @@ from starlette.concurrency import run_in_threadpool
 from app.api.access import AdminKey, AnyKey, Engines, authorize
 from app.api.bodies import JsonBodyRoute
 from app.api.errors import error_responses
-from app.api.responses import CreatedKey, KeyList, KeyRevoked
 from app.api.schemas import KeyBody
 from app.domain.inputs import InputError, check_namespace
 from app.domain.keys import BOOTSTRAP_KEY_ID, Role
 from app.memory.errors import NotFoundError
+from hippograph.responses import CreatedKey, KeyIdentity, KeyList, KeyRevoked
 
 router = APIRouter(prefix="/v1/keys", tags=["keys"], route_class=JsonBodyRoute)
+identity_router = APIRouter(tags=["keys"], route_class=JsonBodyRoute)
+
+
+@identity_router.get("/v1/me", response_model=KeyIdentity)
+async def who_am_i(caller: AnyKey) -> dict[str, Any]:
+    """The calling key: its id, role, namespace (null for the bootstrap admin, which holds every
+    namespace) and agent. The client, the `hippograph` command and the MCP bridge take the namespace
+    from here when none is named."""
+    return {"key_id": caller.key_id, "namespace": caller.namespace, "role": caller.role,
+            "agent_id": caller.agent_id, "expires_at": caller.expires_at}  # fmt: skip
 
 
 @router.post("", status_code=status.HTTP_201_CREATED, response_model=CreatedKey, responses=error_responses(404))

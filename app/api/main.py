@@ -85,6 +85,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
         recall.router,
         tasks.router,
         keys.router,
+        keys.identity_router,
         analytics.router,
         tools.router,
         runs.router,

@@ -12,7 +12,12 @@ from starlette.concurrency import run_in_threadpool
 from app.api.access import Access, AdminAccess, AnyKey, Engines, ReadAccess, WriteAccess
 from app.api.bodies import JsonBodyRoute
 from app.api.errors import ApiError, error_responses
-from app.api.responses import (
+from app.api.schemas import LinkBody, MemoryBody, MemorySearchQuery, NamespaceBody, NodePatchBody
+from app.domain.decay import SOFT_FORGET_THRESHOLD, projected_activations
+from app.domain.model import Importance
+from app.memory.errors import NotFoundError
+from app.runtime import Runtime
+from hippograph.responses import (
     DecayCurve,
     ImportResponse,
     MemoryListing,
@@ -24,11 +29,6 @@ from app.api.responses import (
     NodeResponse,
     Relationship,
 )
-from app.api.schemas import LinkBody, MemoryBody, MemorySearchQuery, NamespaceBody, NodePatchBody
-from app.domain.decay import SOFT_FORGET_THRESHOLD, projected_activations
-from app.domain.model import Importance
-from app.memory.errors import NotFoundError
-from app.runtime import Runtime
 
 router = APIRouter(prefix="/v1/namespaces", tags=["memory graph"], route_class=JsonBodyRoute)
 

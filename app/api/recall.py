@@ -11,10 +11,10 @@ from app.api.access import Access, Engines, ReadAccess
 from app.api.bodies import JsonBodyRoute
 from app.api.errors import error_responses
 from app.api.memories import NodePath
-from app.api.responses import PathResponse, RecallResponse, RelatedResponse, TaskChainResponse
 from app.api.schemas import ChainBody, RecallBody
 from app.domain.inputs import InputError
 from app.runtime import Runtime
+from hippograph.responses import PathResponse, RecallResponse, RelatedResponse, TaskChainResponse
 
 router = APIRouter(prefix="/v1/namespaces", tags=["read path"], route_class=JsonBodyRoute)
 

@@ -10,8 +10,8 @@ from fastapi import APIRouter, Path, Query
 from app.api.access import Engines, ReadAccess, WriteAccess
 from app.api.bodies import JsonBodyRoute
 from app.api.errors import error_responses
-from app.api.responses import RunStatus, RunStepResult
 from app.api.schemas import RunResumeBody, RunStepBody, Text
+from hippograph.responses import RunStatus, RunStepResult
 
 router = APIRouter(prefix="/v1/namespaces", tags=["context management"], route_class=JsonBodyRoute)
 

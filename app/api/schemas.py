@@ -34,6 +34,7 @@ from app.domain.keys import EVERYTHING, Role, Viewer
 from app.domain.model import SUMMARY_MAX_CHARS, Importance, NodeType, RelType, Source
 from app.domain.tasks import TaskStatus
 from app.domain.turns import MAX_METADATA_DEPTH, Turn
+from hippograph.vocabulary import MAX_TURNS_PER_BATCH
 
 if TYPE_CHECKING:  # the recall service pulls the engines; these models stay import-light for clients
     from app.memory.tasks import NewTask, TaskChange
@@ -264,7 +265,6 @@ class ResumeBody(Strict):
 
 
 MAX_TURN_BYTES = 64 * 1024
-MAX_TURNS_PER_BATCH = 1000
 
 
 class TurnBody(Strict):

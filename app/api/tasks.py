@@ -11,11 +11,11 @@ from starlette.concurrency import run_in_threadpool
 from app.api.access import Engines, ReadAccess, WriteAccess
 from app.api.bodies import JsonBodyRoute
 from app.api.errors import error_responses
-from app.api.responses import TaskNode, TaskResumed, TaskSuspension
 from app.api.schemas import ResumeBody, TaskBody, TaskPatchBody
 from app.domain.tasks import MAX_TREE_DEPTH
 from app.memory.errors import NotFoundError
 from app.recall.task_context import task_context
+from hippograph.responses import TaskNode, TaskResumed, TaskSuspension
 
 router = APIRouter(prefix="/v1/namespaces", tags=["tasks"], route_class=JsonBodyRoute)
 

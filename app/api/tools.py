@@ -12,11 +12,11 @@ from pydantic import ValidationError
 from app.api.access import AnyKey, Engines, ReadAccess, authorize
 from app.api.bodies import JsonBodyRoute
 from app.api.errors import error_responses, field_path
-from app.api.responses import ToolList, ToolResult
 from app.api.schemas import ToolCall
 from app.domain.inputs import InputError
 from app.memory.errors import NotFoundError
 from app.tools import TOOLS
+from hippograph.responses import ToolList, ToolResult
 
 router = APIRouter(tags=["tools"], route_class=JsonBodyRoute)
 
@@ -26,9 +26,10 @@ ToolName = Annotated[str, Path(description="one of the tools GET /v1/tools lists
 
 @router.get("/v1/tools", response_model=ToolList)
 def list_tools(caller: AnyKey) -> dict[str, Any]:
-    """The seven tools in the OpenAI function-calling format: name, a description written for a model,
-    and `parameters` (JSON Schema). Run one with POST /v1/namespaces/{ns}/tools/{name}."""
-    return {"tools": [tool.function_spec() for tool in TOOLS.values()]}
+    """The tools this key's role may run, in the OpenAI function-calling format: name, a description
+    written for a model, and `parameters` (JSON Schema); all seven to a writer or admin, the six that
+    only read to a reader (no `save_memory_note`). Run one with POST /v1/namespaces/{ns}/tools/{name}."""
+    return {"tools": [tool.function_spec() for tool in TOOLS.values() if caller.role.includes(tool.role)]}
 
 
 @router.post("/v1/namespaces/{ns}/tools/{name}", response_model=ToolResult, responses=error_responses(404))
@@ -50,6 +51,6 @@ def run_tool(access: ReadAccess, name: ToolName, runtime: Engines, call: ToolCal
         result = tool.run(access, runtime, arguments)
     except InputError as exc:  # the route's own checks name its fields; here they are arguments
         raise InputError(f"arguments.{exc.field}", exc.message) from None
-    # Encoded as the wrapped routes' response models encode (app/api/responses.py: times by
+    # Encoded as the wrapped routes' response models encode (clients/python/hippograph/responses.py: times by
     # `isoformat()`), so `result` is what the route answers.
     return JSONResponse({"tool": name, "result": jsonable_encoder(result)})

@@ -17,12 +17,12 @@ from starlette.concurrency import run_in_threadpool
 from app.api.access import Engines, ReadAccess, WriteAccess
 from app.api.bodies import JsonBodyRoute
 from app.api.errors import ApiError, error_responses
-from app.api.responses import BatchStatus, TurnsAccepted, TurnsIngested
 from app.api.schemas import TurnsBody
 from app.domain.turns import dialogue_id
 from app.errors import EngineUnavailable
 from app.runtime import Runtime
 from app.stores.hot import UNAVAILABLE_ERRORS as REDIS_UNAVAILABLE_ERRORS
+from hippograph.responses import BatchStatus, TurnsAccepted, TurnsIngested
 
 router = APIRouter(prefix="/v1/namespaces", tags=["write path"], route_class=JsonBodyRoute)
 WAIT_TIMEOUT_S = 600.0

@@ -7,7 +7,6 @@ stored: keys are high-entropy, so a fast hash is enough (a slow password hash bu
 
 from __future__ import annotations
 
-import enum
 import hashlib
 import hmac
 import secrets
@@ -16,27 +15,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from hippograph.vocabulary import Role as Role
+
 KEY_PREFIX = "hg_"
 BOOTSTRAP_KEY_ID = "bootstrap"
 BOOTSTRAP_AGENT_ID = "admin"
-
-
-class Role(enum.StrEnum):
-    """What a key may do on its namespace; each role includes the ones before it."""
-
-    READER = "reader"  # recall, read nodes, related, chain, export, Cypher
-    WRITER = "writer"  # + turns, memories, links, PATCH
-    ADMIN = "admin"  # + delete nodes, import, keys, delete the namespace
-
-    @property
-    def rank(self) -> int:
-        return _RANKS[self]
-
-    def includes(self, other: Role) -> bool:
-        return self.rank >= other.rank
-
-
-_RANKS = {Role.READER: 1, Role.WRITER: 2, Role.ADMIN: 3}
 
 
 def new_key() -> tuple[str, str]:

@@ -1,117 +1,23 @@
-"""The fixed vocabulary of the memory graph: node types, relationship types, importance, sources.
-
-Labels and relationship types reach Cypher only as values of these enums (validated here), passed
-as parameters to dynamic-label clauses (`:$($type)`); nothing else can name a label or type.
+"""The fixed vocabulary of the memory graph as the service uses it. The enums are defined once in
+`hippograph.vocabulary` (the client package, which parses answers with them) and re-exported here,
+where the service's modules import them from; this module adds the server-side constants and the
+decay tables passed to Cypher.
 """
 
 from __future__ import annotations
 
 import math
-from enum import StrEnum
+
+from hippograph.vocabulary import LEARNED_TYPES, STRUCTURAL_TYPES, Importance, NodeType, RelType, Source
+
+__all__ = [
+    "LEARNED_TYPES", "MEMORY_LABEL", "STRUCTURAL_TYPES", "SUMMARY_MAX_CHARS", "Importance", "NodeType",
+    "RelType", "Source", "half_life_table", "prune_weight_table",
+]
 
 MEMORY_LABEL = "Memory"
 SUMMARY_MAX_CHARS = 150
 
-
-class NodeType(StrEnum):
-    TASK = "Task"
-    DIALOGUE = "Dialogue"
-    KNOWLEDGE = "Knowledge"
-    EXPERIENCE = "Experience"
-    EPISODE = "Episode"
-    FILE = "File"
-    CONCEPT = "Concept"
-    PERSON = "Person"
-    DOCUMENT = "Document"
-
-    @property
-    def id_prefix(self) -> str:
-        return self.value.lower()
-
-    @classmethod
-    def of_id(cls, node_id: str) -> NodeType | None:
-        prefix = node_id.split(":", 1)[0]
-        return next((t for t in cls if t.id_prefix == prefix), None)
-
-
-class RelType(StrEnum):
-    # structural: protected, never decayed or pruned
-    HIERARCHY = "HIERARCHY"
-    DEPENDENCY = "DEPENDENCY"
-    TEMPORAL = "TEMPORAL"
-    # learned: weighted, strengthen and decay
-    REFERENCE = "REFERENCE"
-    SEMANTIC = "SEMANTIC"
-    CAUSAL = "CAUSAL"
-    ASSOCIATION = "ASSOCIATION"
-
-    @property
-    def protected(self) -> bool:
-        return self in STRUCTURAL_TYPES
-
-    @property
-    def symmetric(self) -> bool:
-        """Stored once per pair, from the smaller node id to the larger."""
-        return self in {RelType.SEMANTIC, RelType.ASSOCIATION}
-
-
-STRUCTURAL_TYPES = frozenset({RelType.HIERARCHY, RelType.DEPENDENCY, RelType.TEMPORAL})
-LEARNED_TYPES = frozenset(set(RelType) - STRUCTURAL_TYPES)
-
-
-class Source(StrEnum):
-    USER_STATED = "user_stated"
-    INFERRED = "inferred"
-    IMPORTED = "imported"
-    AGENT = "agent"
-
-
-class Importance(StrEnum):
-    """Six levels, ordered. Half-life in hours (None: never decays); prune weight in (0, 1]."""
-
-    TRIVIAL = "TRIVIAL"
-    NORMAL = "NORMAL"
-    IMPORTANT = "IMPORTANT"
-    FACT = "FACT"
-    IDENTITY = "IDENTITY"
-    MUST_REMEMBER = "MUST_REMEMBER"
-
-    @property
-    def rank(self) -> int:
-        return list(Importance).index(self)
-
-    @property
-    def half_life_hours(self) -> float | None:
-        return _HALF_LIVES[self]
-
-    @property
-    def prune_weight(self) -> float:
-        return _PRUNE_WEIGHTS[self]
-
-    def raised_to(self, other: Importance) -> Importance:
-        """Importance only goes up: the higher of the two."""
-        return other if other.rank > self.rank else self
-
-
-_HALF_LIVES: dict[Importance, float | None] = {
-    Importance.TRIVIAL: 6.0,
-    Importance.NORMAL: 24.0,
-    Importance.IMPORTANT: 168.0,
-    Importance.FACT: 360.0,
-    Importance.IDENTITY: 720.0,
-    Importance.MUST_REMEMBER: None,
-}
-
-# Pruning ranks nodes by activation x weight; the weight grows with the half-life, so a trivial node
-# at the same activation goes first.
-_PRUNE_WEIGHTS: dict[Importance, float] = {
-    Importance.TRIVIAL: 0.1,
-    Importance.NORMAL: 0.3,
-    Importance.IMPORTANT: 0.6,
-    Importance.FACT: 0.8,
-    Importance.IDENTITY: 0.9,
-    Importance.MUST_REMEMBER: 1.0,
-}
 
 LN2 = math.log(2)
 

@@ -14,21 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from datetime import datetime
-from enum import StrEnum
 from typing import Any
 
 from app.domain.decay import node_activation
 from app.domain.model import Importance
-
-
-class TaskStatus(StrEnum):
-    PENDING = "pending"
-    RUNNING = "running"
-    BLOCKED = "blocked"
-    DONE = "done"
-    FAILED = "failed"
-    SUSPENDED = "suspended"
-
+from hippograph.vocabulary import TaskStatus as TaskStatus
 
 S = TaskStatus
 TRANSITIONS: dict[TaskStatus, frozenset[TaskStatus]] = {

@@ -22,7 +22,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.api.errors import REQUEST_ID_HEADER, error_response
 from app.domain.keys import Caller
-from app.mcp.server import Target, build_server
+from hippograph.mcp.server import Target, build_server
 
 NAMESPACE_HEADER = "X-Hippograph-Namespace"
 

@@ -1,5 +1,5 @@
 """Response bodies of the API, declared as each route's `response_model`: what `/openapi.json`, `/docs`
-and the Python client say comes back. Import-light (pydantic and the domain enums only), so a client
+and the Python client say comes back. Import-light (pydantic and `hippograph.vocabulary` only), so a client
 can import them without the server's engines.
 
 Every model serializes what the route built, as it built it: a field the route left out stays out
@@ -21,9 +21,7 @@ from pydantic import (
     model_serializer,
 )
 
-from app.domain.keys import Role
-from app.domain.model import Importance, NodeType, RelType
-from app.domain.tasks import TaskStatus
+from hippograph.vocabulary import Importance, NodeType, RelType, Role, TaskStatus
 
 
 def _encoded(value: Any) -> Any:
@@ -544,6 +542,17 @@ class CreatedKey(KeyResponse):
     """A new key, with its secret shown this once."""
 
     key: str = Field(description="the secret: send it as `Authorization: Bearer <key>`; only its hash is stored")
+
+
+class KeyIdentity(ResponseBody):
+    """The calling key: what it may do, where, and as whom (GET /v1/me). A client with no namespace of
+    its own takes the key's; only the bootstrap admin (namespace null) must name one."""
+
+    key_id: str = Field(description="the key's id")
+    namespace: str | None = Field(description="the namespace the key is for (null: every namespace, the bootstrap key)")
+    role: Role = Field(description="reader, writer or admin")
+    agent_id: str = Field(description="the agent its writes are recorded under")
+    expires_at: datetime | None = Field(description="when it stops working (null: never)")
 
 
 class KeyList(ResponseBody):

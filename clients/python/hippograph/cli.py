@@ -2,16 +2,19 @@
 ingest, recall, context, runs, jobs, export/import, cypher, tasks) through `hippograph.client`.
 
 Connection: `--url` / HIPPOGRAPH_URL (default http://127.0.0.1:8000), `--key` / HIPPOGRAPH_API_KEY,
-`--namespace`/`-n` / HIPPOGRAPH_NAMESPACE. An error answer prints its message and exits 1.
+`--namespace`/`-n` / HIPPOGRAPH_NAMESPACE (default: the key's own). An error answer prints its message
+and exits 1. `serve`, `worker` and `beat` need the server distribution beside this light one.
+Shared helpers are in `cli_common.py`, the `tasks` commands in `cli_tasks.py`.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from enum import StrEnum
@@ -19,24 +22,31 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
-from rich.text import Text
-from rich.tree import Tree
 
-from app.api.schemas import MAX_TURNS_PER_BATCH
+from hippograph import __version__
+from hippograph.cli_common import (
+    cell,
+    client,
+    conn,
+    dump,
+    err,
+    fail,
+    namespace_of,
+    out,
+    print_json,
+    table,
+)
+from hippograph.cli_tasks import tasks_app
 from hippograph.client import DEFAULT_URL, Hippograph
 from hippograph.errors import HippographError, NotFound
+from hippograph.vocabulary import MAX_TURNS_PER_BATCH
 
 app = typer.Typer(help=__doc__, no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False)
 keys_app = typer.Typer(help="API keys: create (the secret is shown once), list, revoke.", no_args_is_help=True)
 namespaces_app = typer.Typer(help="Namespaces: list, create, show, delete.", no_args_is_help=True)
 runs_app = typer.Typer(
     help="Agent runs watched by the circuit breaker: report a step, show a run, resume a stopped one.",
-    no_args_is_help=True,
-)
-tasks_app = typer.Typer(
-    help="Task trees: create, show, update, suspend (tree and activations to files), suspension, resume.",
     no_args_is_help=True,
 )
 app.add_typer(keys_app, name="keys")
@@ -48,19 +58,13 @@ app.add_typer(dead_letters_app, name="dead-letters")
 jobs_app = typer.Typer(help="Background jobs: their recent runs on a namespace.", no_args_is_help=True)
 app.add_typer(jobs_app, name="jobs")
 app.add_typer(runs_app, name="runs")
-app.add_typer(tasks_app, name="tasks")
-
-out = Console()
-err = Console(stderr=True)
+app.add_typer(tasks_app, name="tasks")  # hippograph/cli_tasks.py
 
 
-class Connection:
-    url: str = DEFAULT_URL
-    key: str | None = None
-    namespace: str | None = None
-
-
-conn = Connection()
+def print_version(value: bool) -> None:
+    if value:
+        out.print(f"hippograph {__version__}", markup=False, highlight=False)
+        raise typer.Exit()
 
 
 @app.callback()
@@ -68,43 +72,27 @@ def connect(
     url: Annotated[str, typer.Option(envvar="HIPPOGRAPH_URL", help="the API's base URL")] = DEFAULT_URL,
     key: Annotated[str | None, typer.Option(envvar="HIPPOGRAPH_API_KEY", help="an API key", show_default=False)] = None,
     namespace: Annotated[
-        str | None, typer.Option("--namespace", "-n", envvar="HIPPOGRAPH_NAMESPACE", help="the namespace")
+        str | None,
+        typer.Option(
+            "--namespace", "-n", envvar="HIPPOGRAPH_NAMESPACE",
+            help="the namespace (default: the key's own; only the bootstrap admin key must name one)",
+        ),
     ] = None,
+    version: Annotated[
+        bool, typer.Option("--version", callback=print_version, is_eager=True, help="print the version and exit")
+    ] = False,
 ) -> None:
     conn.url, conn.key, conn.namespace = url, key, namespace
 
 
-def client() -> Hippograph:
-    return Hippograph(conn.url, conn.key, namespace=conn.namespace)
-
-
-def namespace_of(given: str | None = None) -> str:
-    found = given or conn.namespace
-    if not found:
-        raise typer.BadParameter("no namespace: give --namespace/-n or set HIPPOGRAPH_NAMESPACE")
-    return found
-
-
-def print_json(value: Any) -> None:
-    out.print_json(json.dumps(value, default=str))
-
-
-def dump(model: Any) -> Any:
-    return model.model_dump(mode="json", exclude_none=True) if hasattr(model, "model_dump") else model
-
-
-def cell(value: Any, width: int = 80) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, default=str, ensure_ascii=False)
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def table(rows: Sequence[dict[str, Any]], columns: Sequence[str], title: str | None = None) -> Table:
-    shown = Table(title=title, show_lines=False)
-    for column in columns:
-        shown.add_column(column, overflow="fold")
-    for row in rows:
-        shown.add_row(*(cell(row.get(column, "")) for column in columns))
-    return shown
+def server_module(name: str) -> Any:
+    """A module of the server distribution, which the light one (hippograph-client) lacks."""
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as error:
+        if error.name not in ("app", "jobs"):
+            raise
+        fail("this needs the Hippograph server: install the hippograph server package (README.md, Install)")
 
 
 # Running the service.
@@ -121,9 +109,7 @@ def serve(
         os.environ["HIPPOGRAPH_HOST"] = host
     if port is not None:
         os.environ["HIPPOGRAPH_PORT"] = str(port)
-    from app.__main__ import main as serve_api
-
-    serve_api()
+    server_module("app.__main__").main()
 
 
 CELERY_EXTRA = {"allow_extra_args": True, "ignore_unknown_options": True}
@@ -132,17 +118,13 @@ CELERY_EXTRA = {"allow_extra_args": True, "ignore_unknown_options": True}
 @app.command(context_settings=CELERY_EXTRA)
 def worker(ctx: typer.Context) -> None:
     """A Celery worker (`celery -A jobs.celery_app worker`; further arguments go to Celery)."""
-    from jobs.celery_app import celery_app
-
-    celery_app.worker_main(["worker", "--loglevel=INFO", *ctx.args])
+    server_module("jobs.celery_app").celery_app.worker_main(["worker", "--loglevel=INFO", *ctx.args])
 
 
 @app.command(context_settings=CELERY_EXTRA)
 def beat(ctx: typer.Context) -> None:
     """The Celery beat scheduler (`celery -A jobs.celery_app beat`; further arguments go to Celery)."""
-    from jobs.celery_app import celery_app
-
-    celery_app.start(["beat", "--loglevel=INFO", *ctx.args])
+    server_module("jobs.celery_app").celery_app.start(["beat", "--loglevel=INFO", *ctx.args])
 
 
 @app.command()
@@ -151,13 +133,18 @@ def mcp(
         str | None, typer.Option("--namespace", "-n", help="the namespace the tools work on", show_default=False)
     ] = None,
 ) -> None:
-    """The MCP server over stdio (`hippograph mcp --namespace NS`), with the key from HIPPOGRAPH_API_KEY
-    (or --key); it calls the API at --url / HIPPOGRAPH_URL, which checks the key on every call."""
-    from app.mcp.stdio import serve_stdio
+    """The MCP server over stdio (`hippograph mcp`), with the key from HIPPOGRAPH_API_KEY (or --key) on
+    its own namespace (the bootstrap admin key names one with --namespace); it calls the API at --url /
+    HIPPOGRAPH_URL. URL and key are checked at start: a failure is one line on stderr, exit status 1."""
+    from hippograph.mcp.stdio import BridgeRefused, checked_namespace, serve_stdio
 
     if not conn.key:
-        raise typer.BadParameter("no API key: give --key or set HIPPOGRAPH_API_KEY")
-    serve_stdio(namespace_of(namespace), conn.url, conn.key)
+        fail("no API key: give --key or set HIPPOGRAPH_API_KEY")
+    try:
+        chosen = checked_namespace(conn.url, conn.key, namespace or conn.namespace)
+    except BridgeRefused as refused:
+        fail(str(refused))
+    serve_stdio(chosen, conn.url, conn.key)
 
 
 # Keys.
@@ -300,125 +287,6 @@ def jobs_runs(
         print_json(items)
     else:
         out.print(table(items, JOB_RUN_COLUMNS, "job runs"))
-
-
-# Tasks.
-
-
-
-def print_task(task: Any, as_json: bool) -> None:
-    """A task tree as JSON, or drawn: each task with its status, title and dependencies."""
-    data = dump(task)
-    if as_json:
-        print_json(data)
-        return
-
-    def label(node: dict[str, Any]) -> Text:  # Text: "[done]" is not markup
-        waits = ", ".join(f"{dep['id']} ({dep['status']})" for dep in node.get("depends_on") or [])
-        more = " …" if node.get("subtasks_truncated") else ""
-        line = f"[{node['status']}] {node['id']}  {node['title']}" + (f"  waits for {waits}" if waits else "")
-        return Text(line + more)
-
-    def grow(branch: Tree, node: dict[str, Any]) -> None:
-        for sub in node.get("subtasks") or []:
-            grow(branch.add(label(sub), highlight=False), sub)
-
-    root = Tree(label(data), highlight=False)
-    grow(root, data)
-    out.print(root)
-
-
-@tasks_app.command("create")
-def tasks_create(
-    title: str,
-    description: Annotated[str | None, typer.Option(help="more detail")] = None,
-    task_id: Annotated[str | None, typer.Option("--id", help="'task:<key>' (default: derived)")] = None,
-    parent: Annotated[str | None, typer.Option(help="the parent task's id")] = None,
-    depends_on: Annotated[list[str] | None, typer.Option("--depends-on", help="a task it waits for (repeat)")] = None,
-    related: Annotated[list[str] | None, typer.Option("--related", help="a memory it is about (repeat)")] = None,
-    status: Annotated[str | None, typer.Option(help="pending (default), running, blocked, done, failed")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
-) -> None:
-    """Create a task in --namespace."""
-    with client() as hg:
-        task = hg.create_task(title, namespace=namespace_of(), description=description, id=task_id, parent_id=parent,
-                              depends_on=depends_on, related_ids=related, status=status)  # fmt: skip
-    print_task(task, as_json)
-
-
-@tasks_app.command("show")
-def tasks_show(
-    task_id: str,
-    depth: Annotated[int | None, typer.Option(help="subtask levels (default: all, at most 10)")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
-) -> None:
-    """A task tree: the task, its subtasks, their dependencies and statuses."""
-    with client() as hg:
-        print_task(hg.get_task(task_id, depth=depth, namespace=namespace_of()), as_json)
-
-
-@tasks_app.command("update")
-def tasks_update(
-    task_id: str,
-    title: Annotated[str | None, typer.Option()] = None,
-    description: Annotated[str | None, typer.Option()] = None,
-    status: Annotated[str | None, typer.Option(help="pending, running, blocked, done, failed")] = None,
-    result: Annotated[str | None, typer.Option(help="what came of it")] = None,
-    parent: Annotated[str | None, typer.Option(help="move it under this task")] = None,
-    top_level: Annotated[bool, typer.Option("--top-level", help="move it out of its parent")] = False,
-    depends_on: Annotated[list[str] | None, typer.Option("--depends-on", help="a task it waits for (repeat; "
-                                                         "replaces the list)")] = None,  # fmt: skip
-    related: Annotated[list[str] | None, typer.Option("--related", help="a memory it is about (repeat; replaces "
-                                                      "the list)")] = None,  # fmt: skip
-    as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
-) -> None:
-    """Change a task (a status change must be a valid transition)."""
-    with client() as hg:
-        task = hg.update_task(task_id, namespace=namespace_of(), title=title, description=description, status=status,
-                              result=result, parent_id=parent, top_level=top_level, depends_on=depends_on,
-                              related_ids=related)  # fmt: skip
-    print_task(task, as_json)
-
-
-@tasks_app.command("suspend")
-def tasks_suspend(
-    task_id: str,
-    graphml: Annotated[Path | None, typer.Option("--graphml", help="also save the activations file here")] = None,
-) -> None:
-    """Suspend a task tree (its tree and activations are written to the server's data folder); prints
-    the suspension."""
-    with client() as hg:
-        print_json(dump(hg.suspend_task(task_id, namespace=namespace_of())))
-        if graphml is not None:
-            _save_graphml(hg, task_id, graphml)
-
-
-@tasks_app.command("suspension")
-def tasks_suspension(
-    task_id: str,
-    graphml: Annotated[Path | None, typer.Option("--graphml", help="also save the activations file here")] = None,
-) -> None:
-    """The task's last suspension (its tree as it was); --graphml downloads its activations."""
-    with client() as hg:
-        print_json(dump(hg.get_task_suspension(task_id, namespace=namespace_of())))
-        if graphml is not None:
-            _save_graphml(hg, task_id, graphml)
-
-
-def _save_graphml(hg: Hippograph, task_id: str, path: Path) -> None:
-    data = hg.download_task_suspension(task_id, namespace=namespace_of())
-    path.write_bytes(data)
-    err.print(f"wrote {len(data)} bytes to {path}")
-
-
-@tasks_app.command("resume")
-def tasks_resume(
-    task_id: str,
-    token_budget: Annotated[int | None, typer.Option(help="the memory cards returned fit this many tokens")] = None,
-) -> None:
-    """Resume a suspended task tree; prints what was restored and the context to continue with."""
-    with client() as hg:
-        print_json(dump(hg.resume_task(task_id, token_budget=token_budget, namespace=namespace_of())))
 
 
 # Using the memory.
@@ -708,10 +576,10 @@ def main() -> None:
     except HippographError as error:
         where = f" [field {error.field}]" if error.field else ""
         rid = f" (request {error.request_id})" if error.request_id else ""
-        err.print(f"error: {error}{where}{rid}", markup=False, highlight=False)
+        err.print(f"error: {error}{where}{rid}", markup=False, highlight=False, soft_wrap=True)
         sys.exit(1)
     except (OSError, ValueError) as error:
-        err.print(f"error: {error}", markup=False, highlight=False)
+        err.print(f"error: {error}", markup=False, highlight=False, soft_wrap=True)
         sys.exit(1)
 
 

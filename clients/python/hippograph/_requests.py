@@ -4,7 +4,7 @@ Each `@endpoint` function below returns an `ApiRequest`; the sync and async clie
 (`Endpoint.__get__` binds it to the client's `_send`). `ENDPOINTS` lists them all, so a test can hold
 them against the app's OpenAPI document.
 
-Answers are parsed into the API's own response models (`app/api/responses.py`, the models the routes
+Answers are parsed into the API's own response models (`clients/python/hippograph/responses.py`, the models the routes
 declare as `response_model`; import-light: pydantic and the domain enums only).
 """
 
@@ -20,7 +20,7 @@ from urllib.parse import quote
 import httpx
 from pydantic import BaseModel
 
-from app.api.responses import (
+from hippograph.responses import (
     AnalyticsQueries,
     BatchStatus,
     ContextResponse,
@@ -33,6 +33,7 @@ from app.api.responses import (
     HealthResponse,
     ImportResponse,
     JobRunList,
+    KeyIdentity,
     KeyList,
     KeyRevoked,
     MemoryListing,
@@ -92,6 +93,11 @@ class ApiRequest(Generic[T]):
     path: str
     idempotent: bool
     call: Call[T]
+
+    @property
+    def lacks_namespace(self) -> bool:
+        """A namespaced route called without `namespace=`: the client's default fills it."""
+        return "{ns}" in self.path and not self.call.namespace
 
     def url(self, default_namespace: str | None) -> str:
         values = dict(self.call.path_params)
@@ -577,6 +583,12 @@ def create_key(
 def list_keys() -> Call[KeyList]:
     """The keys this key may see, never their secrets."""
     return Call(model(KeyList))
+
+
+@endpoint("GET", "/v1/me", idempotent=True)
+def me() -> Call[KeyIdentity]:
+    """The calling key: its role, namespace (None for the bootstrap admin) and agent."""
+    return Call(model(KeyIdentity))
 
 
 @endpoint("DELETE", "/v1/keys/{key_id}", idempotent=True)

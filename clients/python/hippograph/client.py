@@ -2,7 +2,7 @@
 
     from hippograph.client import Hippograph
 
-    with Hippograph("http://127.0.0.1:8000", api_key="hg_...", namespace="team-a") as hg:
+    with Hippograph("http://127.0.0.1:8000", api_key="hg_...") as hg:  # the key's namespace
         hg.post_turns([{"session_id": "s1", "turn_id": "1", "speaker": "Ann", "text": "Hi"}], wait=True)
         for card in hg.recall("what did Ann say?").items:
             print(card.label)
@@ -10,7 +10,8 @@
 Every route is one method (built once in `hippograph/_requests.py`; both clients inherit the same
 `Routes`), answers are the API's own response models, and an error answer raises the subclass of
 `HippographError` of its code (`hippograph/errors.py`). Idempotent calls are retried on 503 and on a
-failed connection (`RetryPolicy`); namespaced methods take `namespace=`, defaulting to the client's.
+failed connection (`RetryPolicy`); namespaced methods take `namespace=`, defaulting to the client's,
+which defaults to the key's own (asked once, `GET /v1/me`): only the bootstrap admin must name one.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from hippograph import _requests as r
 from hippograph._requests import ApiRequest
 from hippograph._retry import RetryPolicy
 from hippograph.errors import ConnectionFailed, HippographError, error_from_response
+from hippograph.responses import KeyIdentity
 
 T = TypeVar("T")
 DEFAULT_URL = "http://127.0.0.1:8000"
@@ -71,6 +73,7 @@ class Routes:
     resume_task = r.resume_task
     create_key = r.create_key
     list_keys = r.list_keys
+    me = r.me
     revoke_key = r.revoke_key
     cypher = r.cypher
     cypher_queries = r.cypher_queries
@@ -106,6 +109,11 @@ class _Base(Routes):
             headers={**self._headers, **call.headers},
         )
 
+    def _adopt_key_namespace(self, identity: KeyIdentity) -> None:
+        if identity.namespace is None:
+            raise ValueError("no namespace: this key (the bootstrap admin) holds every namespace; pass namespace=")
+        self.namespace = identity.namespace
+
     @staticmethod
     def _read(request: ApiRequest[T], response: httpx.Response) -> T:
         if response.is_success:
@@ -130,6 +138,8 @@ class Hippograph(_Base):
         self._http = http_client or httpx.Client(timeout=timeout)
 
     def _send(self, request: ApiRequest[T]) -> T:
+        if request.lacks_namespace and self.namespace is None:
+            self._adopt_key_namespace(self.me())
         attempt = 0
         while True:
             try:
@@ -181,6 +191,8 @@ class AsyncHippograph(_Base):
         self._http = http_client or httpx.AsyncClient(timeout=timeout)
 
     async def _send(self, request: ApiRequest[T]) -> T:
+        if request.lacks_namespace and self.namespace is None:
+            self._adopt_key_namespace(await self.me())
         attempt = 0
         while True:
             try:

@@ -6,7 +6,7 @@ Formats (auto-detected, or forced with `--format`):
 - `locomo`: LoCoMo samples (`{"sample_id", "conversation": {"session_<n>": [...], ...}}`, one or a
   list); session ids become `<sample_id>/session_<n>`, so the samples of one file never collide;
 - `longmemeval`: LongMemEval questions (`haystack_sessions`, ..., one or a list), every turn.
-The last two are read by `app.evaluation.datasets`, as the evaluation scripts read them.
+The last two are read by `hippograph.datasets`, as the evaluation scripts read them.
 
 Batches pack whole sessions (a longer session is split). A checkpoint file records each batch the
 API acknowledged (by a digest of its (session_id, turn_id) pairs), so a rerun after an interruption
@@ -59,7 +59,7 @@ def read_json(path: Path) -> Any:
 
 def read_sessions(path: Path, format: Format | None = None) -> tuple[Format, list[list[TurnBody]]]:  # noqa: A002
     """The file's turns as API turn bodies, grouped by session, in file order."""
-    from app.evaluation.datasets import parse_question, samples_of
+    from hippograph.datasets import parse_question, samples_of
 
     data = read_json(path)
     found = format or detect_format(path, data)
@@ -100,7 +100,7 @@ def _by_session(turns: list[TurnBody]) -> list[list[TurnBody]]:
 
 
 def plan_batches(sessions: Sequence[list[TurnBody]], size: int) -> list[list[TurnBody]]:
-    from app.evaluation.datasets import batches
+    from hippograph.datasets import batches
 
     return list(batches(sessions, size))
 
