@@ -17,6 +17,7 @@ and the off-topic queries' mean cards in a top 10 and how many of them still got
 
     .venv/bin/python scripts/eval_min_score.py FILE [FILE ...] [--thresholds 0.3,0.4,0.5] [--json-out PATH]
         [--neo4j-uri bolt://... --redis-url redis://...] [--namespace-prefix eval] [--limit-questions N]
+    .venv/bin/python scripts/eval_min_score.py --reuse PATH [--thresholds ...]   # the figures of a saved run
 """
 
 from __future__ import annotations
@@ -35,9 +36,10 @@ sys.path.insert(0, str(REPO))
 
 import httpx  # noqa: E402
 
+from app.domain.text import mostly_chinese  # noqa: E402
 from app.evaluation.datasets import Sample, load_samples  # noqa: E402
 from app.evaluation.metrics import recall_at_k  # noqa: E402
-from app.recall.relevance import DEFAULT_MIN_SCORE  # noqa: E402
+from app.recall.relevance import DEFAULT_MIN_SCORE, answers  # noqa: E402
 from app.runtime import Runtime  # noqa: E402
 from scripts.eval_locomo import ADVERSARIAL, evidence_of, ingest  # noqa: E402
 from scripts.harness import add_engine_arguments, fresh_namespace, local_engines, served_api  # noqa: E402
@@ -86,9 +88,13 @@ def ask(client: httpx.Client, namespace: str, query: str, now: str) -> list[Card
              "summary": c["summary"][:80]} for c in items]  # fmt: skip
 
 
-def answer_at(cards: Sequence[Card], threshold: float) -> list[Card]:
-    """What the API answers with `min_score` = threshold: every card when the best one reaches it, else none."""
-    return list(cards) if max((card["relevance"] for card in cards), default=0.0) >= threshold else []
+def answer_at(cards: Sequence[Card], threshold: float, query: str, reads_across: bool) -> list[Card]:
+    """What the API answers with `min_score` = threshold and `top_k` K (`app.recall.relevance.answers`):
+    every card when the best one reaches it or most of the leading K cannot be judged, else none."""
+    leading = [str(card["summary"]) for card in cards[:K]]
+    blind = not reads_across and not mostly_chinese(query)  # the query's vector was read, Chinese was not
+    kept = answers([card["relevance"] for card in cards], leading, blind, threshold)
+    return list(cards) if kept else []
 
 
 def each_card_at(cards: Sequence[Card], threshold: float) -> list[Card]:
@@ -112,28 +118,32 @@ def run_sample(client: httpx.Client, sample: Sample, namespace: str, limit: int 
     return {"sample_id": sample.sample_id, "questions": questions, "off_topic": off_topic}
 
 
-def figures(samples: Sequence[dict[str, Any]], thresholds: Sequence[float]) -> list[dict[str, Any]]:
-    """Per threshold (0 first: without one), over every sample's questions and off-topic queries."""
+def figures(samples: Sequence[dict[str, Any]], thresholds: Sequence[float], reads_across: bool) -> list[dict[str, Any]]:
+    """Per threshold (0 first: without one), over every sample's questions and off-topic queries
+    (`reads_across`: the embedder reads Chinese as well as English)."""
     questions = [q for sample in samples for q in sample["questions"] if q["evidence"]]
     off_topic = [query for sample in samples for query in sample["off_topic"]]
 
-    def mean_recall(answer: Any, threshold: float) -> float:
-        found = [recall_at_k(answer(q["cards"], threshold), q["evidence"], K) or 0.0 for q in questions]
+    def each_card_recall(threshold: float) -> float:
+        found = [recall_at_k(each_card_at(q["cards"], threshold), q["evidence"], K) or 0.0 for q in questions]
         return statistics.fmean(found) if found else 0.0
 
     base = [recall_at_k(q["cards"], q["evidence"], K) or 0.0 for q in questions]
     rows = []
     for threshold in (0.0, *thresholds):
-        at = [recall_at_k(answer_at(q["cards"], threshold), q["evidence"], K) or 0.0 for q in questions]
-        off = [len(answer_at(query["cards"], threshold)[:K]) for query in off_topic]
+        at = [recall_at_k(answer_at(q["cards"], threshold, q["question"], reads_across), q["evidence"], K) or 0.0
+              for q in questions]  # fmt: skip
+        off = [len(answer_at(query["cards"], threshold, query["query"], reads_across)[:K]) for query in off_topic]
         rows.append({
             "min_score": threshold,
             "questions": len(questions),
             "recall_at_10": statistics.fmean(at) if at else 0.0,
             "recall_at_10_without": statistics.fmean(base) if base else 0.0,
-            "recall_at_10_each_card": mean_recall(each_card_at, threshold),
+            "recall_at_10_each_card": each_card_recall(threshold),
             "questions_keeping_evidence": sum(1 for a, b in zip(at, base, strict=True) if a >= b),
-            "questions_without_cards": sum(1 for q in questions if not answer_at(q["cards"], threshold)),
+            "questions_without_cards": sum(
+                1 for q in questions if not answer_at(q["cards"], threshold, q["question"], reads_across)
+            ),
             "off_topic_queries": len(off_topic),
             "off_topic_mean_cards": statistics.fmean(off) if off else 0.0,
             "off_topic_answered": sum(1 for n in off if n),
@@ -165,24 +175,34 @@ def best_off_topic(samples: Sequence[dict[str, Any]]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("files", nargs="+", type=Path, help="LoCoMo JSON files (each measured on its own)")
+    parser.add_argument("files", nargs="*", type=Path, help="LoCoMo JSON files (each measured on its own)")
     parser.add_argument("--thresholds", default=",".join(f"{t:g}" for t in THRESHOLDS),
                         help="min_score values to read off, comma-separated")  # fmt: skip
     parser.add_argument("--limit-questions", type=int, help="ask at most N questions of each sample")
     parser.add_argument("--namespace-prefix", default="eval", help="namespaces are <prefix>-minscore-<sample_id>")
     parser.add_argument("--json-out", type=Path, help="write the figures and every answer's cards here")
+    parser.add_argument("--reuse", type=Path, help="read the answers of an earlier --json-out instead of asking")
     add_engine_arguments(parser)
     args = parser.parse_args()
+    if bool(args.files) == bool(args.reuse):
+        parser.error("give either LoCoMo files or --reuse")
     thresholds = sorted({float(value) for value in args.thresholds.split(",") if value.strip()} | {DEFAULT_MIN_SCORE})
-    report: dict[str, Any] = {"default_min_score": DEFAULT_MIN_SCORE, "off_topic_queries": list(OFF_TOPIC), "files": {}}
+    if args.reuse:
+        report = json.loads(args.reuse.read_text(encoding="utf-8"))
+        for name, measured in report["files"].items():
+            print_rows(name, figures(measured["samples"], thresholds, bool(report.get("reads_across"))))
+            best_off_topic(measured["samples"])
+        return
+    report = {"default_min_score": DEFAULT_MIN_SCORE, "off_topic_queries": list(OFF_TOPIC), "files": {}}
     with local_engines("eval-min-score", NEO4J_PORT, REDIS_PORT, args) as settings:
         runtime = Runtime.open(settings, host_jobs=True)
+        report["reads_across"] = reads_across = runtime.recall.embedder.reads_chinese
         try:
             with served_api(runtime) as client:
                 for path in args.files:
                     samples = [run_sample(client, sample, f"{args.namespace_prefix}-minscore-{sample.sample_id}"[:64],
                                           args.limit_questions) for sample in load_samples([path])]  # fmt: skip
-                    rows = figures(samples, thresholds)
+                    rows = figures(samples, thresholds, reads_across)
                     report["files"][path.name] = {"figures": rows, "samples": samples}
                     print_rows(path.name, rows)
                     best_off_topic(samples)

@@ -68,6 +68,19 @@ def test_an_on_topic_query_still_answers(api, namespace: str) -> None:  # type: 
         assert [card["id"] for card in tool.json()["result"]["items"]] == [card["id"] for card in answer["items"]]
 
 
+def test_a_question_in_another_language_than_the_memories_is_not_judged(api, namespace: str) -> None:  # type: ignore[no-untyped-def]
+    # The English-only embedder reads no Chinese and the English words are not in Chinese turns:
+    # neither signal can tell, so the answer keeps its cards rather than saying nothing is relevant.
+    assert api.put(f"/v1/namespaces/{namespace}").status_code == 201
+    for content in ("爱丽丝每天早上在公园里跑步。", "鲍勃最喜欢的菜是红烧肉。", "爱丽丝在花园里种了西红柿。"):
+        saved = api.post(f"/v1/namespaces/{namespace}/memories", json={"type": "Knowledge", "label": content[:6],
+                                                                       "content": content})  # fmt: skip
+        assert saved.status_code == 201, saved.text
+    answer = recall(api, namespace, query="What does Alice grow in her garden?", min_score=DEFAULT_MIN_SCORE)
+    assert answer["items"] and answer["nothing_relevant"] is False, answer
+    assert all(card["relevance"] < DEFAULT_MIN_SCORE for card in answer["items"])
+
+
 def test_an_empty_namespace_says_nothing_matched(api, namespace: str) -> None:  # type: ignore[no-untyped-def]
     assert api.put(f"/v1/namespaces/{namespace}").status_code == 201
     answer = recall(api, namespace, query="What does Alice grow?")

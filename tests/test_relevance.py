@@ -7,7 +7,15 @@ from datetime import UTC, datetime
 
 from app.domain.text import tokens
 from app.recall.query import SlotVocabulary, parse_query
-from app.recall.relevance import nothing_relevant_note, query_terms, relevance, term_coverage
+from app.recall.relevance import (
+    answers,
+    card_text,
+    judgeable,
+    nothing_relevant_note,
+    query_terms,
+    relevance,
+    term_coverage,
+)
 
 NOW = datetime(2026, 12, 1, tzinfo=UTC)
 
@@ -51,3 +59,24 @@ def test_relevance_is_the_better_of_cosine_and_coverage_within_0_and_1() -> None
 def test_an_empty_answer_says_why() -> None:
     assert nothing_relevant_note(0.5, 3) == "Nothing relevant: none of the 3 memories found reached min_score 0.5."
     assert nothing_relevant_note(0.5, 0) == "Nothing relevant: no memory matched the query."
+
+
+def test_a_chinese_card_cannot_be_judged_by_a_vector_that_reads_no_chinese() -> None:
+    chinese = card_text({"summary": "我住在北京，下周三去上海。", "label": "王伟: 我住在北京"})
+    english = "Alice drives a Model Y"
+    assert card_text({"summary": "s", "label": None}) == "s\n"
+    assert not judgeable(chinese, blind_to_chinese=True) and judgeable(english, blind_to_chinese=True)
+    assert judgeable(chinese, blind_to_chinese=False) and judgeable(english, blind_to_chinese=False)
+
+
+def test_an_answer_keeps_its_cards_when_its_best_card_reaches_min_score_or_cannot_be_judged() -> None:
+    english, chinese = "Alice drives a Model Y", "我住在北京，下周三去上海。"
+    assert answers([0.2, 0.5], [english, english], True, 0.34)
+    assert not answers([0.2, 0.3], [english, english], True, 0.34)
+    assert answers([0.2, 0.3], [english, english], True, 0.0)
+    assert not answers([], [], True, 0.0)  # nothing to keep
+    # Most leading cards are Chinese and the query's vector reads no Chinese: not judged.
+    assert answers([0.1, 0.0, 0.0], [english, chinese, chinese], True, 0.34)
+    assert not answers([0.1, 0.0], [english, chinese], True, 0.34)  # half: judged
+    # A query judged by its terms alone (a Chinese one), or by a vector that reads Chinese: judged.
+    assert not answers([0.1, 0.0, 0.0], [english, chinese, chinese], False, 0.34)

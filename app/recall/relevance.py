@@ -13,15 +13,22 @@ relevance = max(vector match, term coverage)
   a term counting when any of its inflections (`word_variants`) is there; Chinese terms are
   character bigrams (`app/domain/text.tokens`), so it reads Chinese queries as well.
 
-`min_score` (recall and context) compares with it; `DEFAULT_MIN_SCORE` is the tools' and MCP's
-default, chosen on LoCoMo dev (docs/benchmarks.md, "Nothing relevant").
+`min_score` (recall and context) compares with it (`answers`); `DEFAULT_MIN_SCORE` is the tools'
+and MCP's default, chosen on LoCoMo dev (docs/benchmarks.md, "Nothing relevant").
+
+Neither signal reads a Chinese card for an English query with an English-only embedder: the
+query's vector is chance against it and its words are not in it. Such a card cannot be judged
+(`judgeable`), and an answer whose leading cards mostly cannot be is not judged at all: it keeps its
+cards (the threshold emptied 156 of 230 such answers on LoCoMo dev). A Chinese query has no vector
+with that embedder and is judged by its terms alone, whatever the cards' language.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
-from app.domain.text import tokens
+from app.domain.text import mostly_chinese, tokens
 from app.recall.query import word_variants
 
 # Measured on LoCoMo dev, English and Chinese (docs/benchmarks.md, "Nothing relevant").
@@ -53,6 +60,30 @@ def term_coverage(terms: list[tuple[str, ...]], text: str) -> float:
 def relevance(cosine: float, coverage: float) -> float:
     """The card's relevance from its vector cosine (0 when not found by vector) and term coverage."""
     return round(min(1.0, max(0.0, cosine, coverage)), 6)
+
+
+def card_text(node: Mapping[str, Any]) -> str:
+    """What a card says for its term coverage and language: its summary and label."""
+    return f"{node.get('summary') or ''}\n{node.get('label') or ''}"
+
+
+def judgeable(text: str, blind_to_chinese: bool) -> bool:
+    """Whether a card's relevance means anything: not when the query was judged by a vector that
+    reads no Chinese (`blind_to_chinese`: the cold path ran with an English-only embedder) and the
+    card (`text`) is Chinese. A query without a vector is judged by its terms, which any card may say."""
+    return not (blind_to_chinese and mostly_chinese(text))
+
+
+def answers(
+    relevances: Sequence[float], leading_texts: Sequence[str], blind_to_chinese: bool, min_score: float
+) -> bool:
+    """Whether an answer keeps its cards under `min_score`: its best card (`relevances`: every ranked
+    card's) reaches it, or most of its leading cards (`leading_texts`: those it would show) cannot be
+    judged (`judgeable`). An empty answer has nothing to keep; `min_score` 0 keeps any other."""
+    if not relevances:
+        return False
+    unjudged = sum(1 for text in leading_texts if not judgeable(text, blind_to_chinese))
+    return max(relevances) >= min_score or unjudged * 2 > len(leading_texts)
 
 
 def nothing_relevant_note(min_score: float, below: int) -> str:

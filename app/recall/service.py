@@ -40,7 +40,7 @@ from app.recall.fusion import (
 )
 from app.recall.neighbourhood import seen_by
 from app.recall.query import CategoryVocabulary, ParsedQuery, SlotVocabulary, dense_query, lucene_query, parse_query
-from app.recall.relevance import nothing_relevant_note, query_terms, relevance, term_coverage
+from app.recall.relevance import answers, card_text, nothing_relevant_note, query_terms, relevance, term_coverage
 from app.stores.graph import GraphStore, parse_datetime
 from app.stores.vectors import VectorStore
 from app.stores.vectors.base import CONTEXT_PASSAGE, PASSAGE_KEY
@@ -240,12 +240,15 @@ class Recall:
         terms = query_terms(parsed.terms, parsed.speaker_terms)
         for card in ranked:
             node = candidates[card.id].node
-            card.relevance = relevance(cold[0].get(card.id, 0.0), term_coverage(terms, _card_text(node)))
+            card.relevance = relevance(cold[0].get(card.id, 0.0), term_coverage(terms, card_text(node)))
         # The answer's relevance is its best card's: below `min_score` it has no card. Each card is not
         # held to it: the cards found through the graph (spreading activation, replies beside a matching
         # turn) match by their neighbours, not their own words, and hold much of the evidence
         # (docs/benchmarks.md, "Nothing relevant").
-        passing = ranked if max((card.relevance for card in ranked), default=0.0) >= request.min_score else []
+        leading = [card_text(candidates[card.id].node) for card in ranked[: request.top_k]]
+        blind = weights.vector > 0 and not self.embedder.reads_chinese
+        relevances = [card.relevance for card in ranked]
+        passing = ranked if answers(relevances, leading, blind, request.min_score) else []
         shown = passing[: request.top_k]
         if self.spreading.excerpts:
             self._show_excerpts(namespace, parsed, shown, candidates, cold[2], request.viewer)
@@ -551,11 +554,6 @@ def mark_context(candidate: Candidate, focus_session: str | None, agent_id: str 
         or (agent_id is not None and node.get("agent_id") == agent_id)
     )
     candidate.named_subject = subject_key_of(node) in named
-
-
-def _card_text(node: Mapping[str, Any]) -> str:
-    """What a card says for its term coverage: its summary and label."""
-    return f"{node.get('summary') or ''}\n{node.get('label') or ''}"
 
 
 def subject_key_of(node: Mapping[str, Any]) -> str | None:
