@@ -279,7 +279,7 @@ class MemoryCard(ResponseBody):
     score: float = Field(description="the fused score; cards come best first (only an order within one answer)")
     relevance: float = Field(
         description="0-1, comparable across queries: how well it matches the query (the best of its vector "
-        "cosine and the share of the query's terms it says); `min_score` compares with it"
+        "cosine and the share of the query's terms it says); `min_score` asks it of the best card"
     )
     confidence: float = Field(description="0-1: how sure the memory is")
     track: str = Field(

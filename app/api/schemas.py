@@ -53,8 +53,9 @@ Weight = Annotated[Number, Field(gt=0.0, le=1.0)]
 # DEFAULT_MIN_SCORE (app/tools/catalog.py).
 REST_MIN_SCORE = 0.0
 MIN_SCORE_DESCRIPTION = (
-    "0-1: leave out the cards whose `relevance` (how well a card matches the query on an absolute scale: the "
-    "best of its vector cosine and the share of the query's terms it says) is below this; 0: none are left out"
+    "0-1: no card unless the best card's `relevance` (how well a card matches the query on an absolute scale: the "
+    "better of its vector cosine and the share of the query's terms it says) reaches this, and then "
+    "`nothing_relevant` true and a `note`; 0: always the cards"
 )
 NonBlank = Annotated[str, AfterValidator(check_not_blank)]  # not only whitespace or invisible characters
 # Ids, names (speakers, agents), tags: no control characters either.

@@ -45,7 +45,7 @@ class ContextRequest:
     run_id: str | None = None
     now: datetime | None = None  # recall's reference time
     agent_in_focus: bool = False  # the agent named itself: its memories count as in focus in recall
-    min_score: float = 0.0  # recall's: cards less relevant are left out (app/recall/relevance.py)
+    min_score: float = 0.0  # recall's: no card unless the best is this relevant (app/recall/relevance.py)
 
 
 class ContextBuilder:

@@ -83,8 +83,8 @@ class RecallArguments(RecallBody):
         DEFAULT_MIN_SCORE,
         ge=0.0,
         le=1.0,
-        description=f"0-1 (default {DEFAULT_MIN_SCORE:g}): leave out the cards whose `relevance` is below this; 0: "
-        "every card. Nothing left: no card, `nothing_relevant` true and a `note`",
+        description=f"0-1 (default {DEFAULT_MIN_SCORE:g}): no card unless the best card's `relevance` reaches this, "
+        "and then `nothing_relevant` true and a `note`; 0: always the cards",
     )
 
 
@@ -119,8 +119,8 @@ _TOOLS = [
             "the query is about, with '…' and `excerpt`), score, `relevance` (0-1, how well it matches the "
             "query), the parts of the score, source turn ids and times; no full texts (read_memory_node gives "
             "one in full). `top_k` cards (default 10, at most 100); `token_budget` cuts them to fit that many "
-            f"tokens; only cards with a relevance of at least `min_score` (default {DEFAULT_MIN_SCORE:g}): when "
-            "the memory holds nothing about the query, no card, `nothing_relevant` true and a `note` saying so. "
+            f"tokens. When no card reaches a relevance of `min_score` (default {DEFAULT_MIN_SCORE:g}), the memory "
+            "holds nothing about the query: no card, `nothing_relevant` true and a `note` saying so. "
             "Also `took_ms` and timing stats."
         ),
         arguments=RecallArguments,
