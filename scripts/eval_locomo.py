@@ -20,6 +20,7 @@ overall comparison, the recall latency (the API's `took_ms` and the client's wal
 recall cards looked like (types, cards without `source_turn_ids`).
 
     .venv/bin/python scripts/eval_locomo.py [FILE ...] [--limit-questions N] [--top-k 20] [--json-out PATH] [--keep]
+        [--min-score X]
 
 --json-out also keeps, per question (`question_id` `<sample_id>:<position in its qa list>`), every
 system's ranked cards (id, type, score, source_turn_ids, the head of the summary): two such files
@@ -114,9 +115,11 @@ class Recalled:
     stats: dict[str, Any]
 
 
-def recall(client: httpx.Client, namespace: str, query: str, now: datetime, top_k: int = TOP_K) -> Recalled:
+def recall(
+    client: httpx.Client, namespace: str, query: str, now: datetime, top_k: int = TOP_K, min_score: float = 0.0
+) -> Recalled:
     start = time.perf_counter()
-    body = {"query": query, "top_k": top_k, "now": now.isoformat()}
+    body = {"query": query, "top_k": top_k, "now": now.isoformat(), "min_score": min_score}
     response = client.post(f"/v1/namespaces/{namespace}/recall", json=body)
     wall_ms = (time.perf_counter() - start) * 1000.0
     if response.status_code != 200:
@@ -190,6 +193,8 @@ def main() -> None:
     parser.add_argument("--top-k", type=int, default=TOP_K, help="cards asked of every system (>= 20, <= 100)")
     parser.add_argument("--batch", type=int, default=200, help="turns per write request (whole sessions, <= 1000)")
     parser.add_argument("--json-out", type=Path, help="write every figure (and per-question scores) here as JSON")
+    parser.add_argument("--min-score", type=float, default=0.0,
+                        help="the recall requests' min_score (default 0: cards whatever their relevance)")  # fmt: skip
     add_engine_arguments(parser)
     add_recall_arguments(parser)
     args = parser.parse_args()
@@ -254,7 +259,7 @@ def evaluate(
             dropped_evidence += len(named) - len(evidence)
             category = str(qa.get("category", "?"))
             question = str(qa["question"])
-            answer = recall(client, namespace, question, now, args.top_k)
+            answer = recall(client, namespace, question, now, args.top_k, args.min_score)
             items = answer.items
             took_ms.append(answer.took_ms)
             wall_ms.append(answer.wall_ms)
@@ -286,6 +291,7 @@ def evaluate(
         "ingest_seconds": ingest_s,
         "seconds": time.perf_counter() - started,
         "top_k": args.top_k,
+        "min_score": args.min_score,
         "ablations": args.ablate,
         "use_turns": args.use_turns,
         "evidence_ids_not_in_conversation": dropped_evidence,

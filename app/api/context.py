@@ -34,5 +34,6 @@ def build_context(access: ReadAccess, body: ContextBody, runtime: Engines) -> di
         run_id=body.run_id,
         now=body.reference_time,
         agent_in_focus=body.agent_id is not None,
+        min_score=body.min_score,
     )
     return runtime.context.build(access.namespace, request)

@@ -41,6 +41,8 @@ def recall_cards(access: Access, runtime: Runtime, body: RecallBody) -> dict[str
         runtime.namespaces.require(access.namespace)
     return {
         "items": [card.to_dict() for card in result.cards],
+        "nothing_relevant": result.nothing_relevant,
+        "note": result.note,
         "took_ms": result.stats["total_ms"],
         "stats": result.stats,
     }

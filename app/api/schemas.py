@@ -50,6 +50,14 @@ Flag = StrictBool
 Whole = StrictInt
 Number = StrictFloat  # an integer is a number too
 Weight = Annotated[Number, Field(gt=0.0, le=1.0)]
+# Recall's and context's `min_score` (app/recall/relevance.py); the tools and MCP default to
+# DEFAULT_MIN_SCORE (app/tools/catalog.py).
+REST_MIN_SCORE = 0.0
+MIN_SCORE_DESCRIPTION = (
+    "0-1: no card unless the best card's `relevance` (how well a card matches the query on an absolute scale: the "
+    "better of its vector cosine and the share of the query's terms it says) reaches this, and then "
+    "`nothing_relevant` true and a `note`; 0: always the cards"
+)
 NonBlank = Annotated[str, AfterValidator(check_not_blank)]  # not only whitespace or invisible characters
 # Ids, names (speakers, agents), tags: no control characters either.
 Text = Annotated[str, AfterValidator(check_identifier), Field(min_length=1, max_length=200)]
@@ -355,6 +363,7 @@ class RecallBody(Strict):
     agent_ids: list[Text] | None = Field(
         None, max_length=100, description="only memories written by these agents (default: every agent)"
     )
+    min_score: Number = Field(REST_MIN_SCORE, ge=0.0, le=1.0, description=MIN_SCORE_DESCRIPTION)
 
     @field_validator("query")
     @classmethod
@@ -377,6 +386,7 @@ class RecallBody(Strict):
             agent_id=agent_id if agent_id is not None else self.agent_id,
             agent_ids=frozenset(self.agent_ids) if self.agent_ids is not None else None,
             viewer=viewer,
+            min_score=self.min_score,
         )
 
 
@@ -564,6 +574,7 @@ class ContextBody(Strict):
         "switches (drops details of completed tasks, reloads the next step's neighbourhood)"
     )  # fmt: skip
     top_k: Whole = Field(20, ge=1, le=100, description="recall cards considered at most")
+    min_score: Number = Field(REST_MIN_SCORE, ge=0.0, le=1.0, description=MIN_SCORE_DESCRIPTION)
     now: Time | None = Field(None, description="recall's reference time for relative expressions (default: now)")
     agent_id: Text | None = Field(
         None, description="the asking agent (whose run and memories count); must be the key's agent"

@@ -45,6 +45,7 @@ class ContextRequest:
     run_id: str | None = None
     now: datetime | None = None  # recall's reference time
     agent_in_focus: bool = False  # the agent named itself: its memories count as in focus in recall
+    min_score: float = 0.0  # recall's: no card unless the best is this relevant (app/recall/relevance.py)
 
 
 class ContextBuilder:
@@ -72,6 +73,7 @@ class ContextBuilder:
                 now=request.now,
                 agent_id=request.agent_id if request.agent_in_focus else None,
                 viewer=request.viewer,
+                min_score=request.min_score,
             ),
         )
         cards = recalled.cards
@@ -80,7 +82,12 @@ class ContextBuilder:
         candidates = [_candidate(card, details.get(card.id, {})) for card in cards]
         pressure = self._pressure(namespace, request)
         switched = pressure is not None and pressure > self.runs.thresholds.pressure
-        answer: dict[str, Any] = {"pressure": None if pressure is None else round(pressure, 6), "switched": switched}
+        answer: dict[str, Any] = {
+            "pressure": None if pressure is None else round(pressure, 6),
+            "switched": switched,
+            "nothing_relevant": recalled.nothing_relevant,
+            "note": recalled.note,
+        }
         dropped: list[dict[str, str]] = []
         if switched:
             focus = next_step(candidates, statuses)

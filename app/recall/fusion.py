@@ -191,6 +191,8 @@ class Card:
     explain: dict[str, float]
     times: dict[str, datetime] = field(default_factory=dict)
     flags: dict[str, Any] = field(default_factory=dict)
+    # How well it matches the query on an absolute scale (app/recall/relevance.py), unlike `score`.
+    relevance: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: times as ISO 8601 strings."""
@@ -199,6 +201,7 @@ class Card:
             "type": self.type,
             "summary": self.summary,
             "score": round(self.score, 6),
+            "relevance": round(self.relevance, 6),
             "confidence": self.confidence,
             "track": self.track,
             "source": self.source,

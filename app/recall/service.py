@@ -40,6 +40,7 @@ from app.recall.fusion import (
 )
 from app.recall.neighbourhood import seen_by
 from app.recall.query import CategoryVocabulary, ParsedQuery, SlotVocabulary, dense_query, lucene_query, parse_query
+from app.recall.relevance import answers, card_text, nothing_relevant_note, query_terms, relevance, term_coverage
 from app.stores.graph import GraphStore, parse_datetime
 from app.stores.vectors import VectorStore
 from app.stores.vectors.base import CONTEXT_PASSAGE, PASSAGE_KEY
@@ -80,6 +81,8 @@ class RecallRequest:
     agent_id: str | None = None
     agent_ids: frozenset[str] | None = None  # only memories written by these agents
     viewer: Viewer = EVERYTHING  # whose private memories may be shown
+    # No card when none has a `relevance` (app/recall/relevance.py) of at least this; 0: always cards.
+    min_score: float = 0.0
 
     def admits(self, node: dict[str, Any]) -> bool:
         """A candidate the asker may see and asked for (applied to the candidates before ranking)."""
@@ -134,6 +137,19 @@ class RecallObserver(Protocol):
 class RecallResult:
     cards: list[Card]
     stats: dict[str, Any] = field(default_factory=dict)
+    # Cards ranked but left out: none of them reached the request's `min_score`.
+    below_min_score: int = 0
+    min_score: float = 0.0
+
+    @property
+    def nothing_relevant(self) -> bool:
+        """No card to show: nothing matched, or nothing reached `min_score`."""
+        return not self.cards
+
+    @property
+    def note(self) -> str | None:
+        """Why there is no card, in words (None when there are cards)."""
+        return nothing_relevant_note(self.min_score, self.below_min_score) if self.nothing_relevant else None
 
 
 class Recall:
@@ -221,7 +237,19 @@ class Recall:
         replies = self._credit_replies(namespace, parsed, ranked, candidates, focus_session, request.agent_id)
         if replies:
             ranked = ranked_candidates()
-        shown = ranked[: request.top_k]
+        terms = query_terms(parsed.terms, parsed.speaker_terms)
+        for card in ranked:
+            node = candidates[card.id].node
+            card.relevance = relevance(cold[0].get(card.id, 0.0), term_coverage(terms, card_text(node)))
+        # The answer's relevance is its best card's: below `min_score` it has no card. Each card is not
+        # held to it: the cards found through the graph (spreading activation, replies beside a matching
+        # turn) match by their neighbours, not their own words, and hold much of the evidence
+        # (docs/benchmarks.md, "Nothing relevant").
+        leading = [card_text(candidates[card.id].node) for card in ranked[: request.top_k]]
+        blind = weights.vector > 0 and not self.embedder.reads_chinese
+        relevances = [card.relevance for card in ranked]
+        passing = ranked if answers(relevances, leading, blind, request.min_score) else []
+        shown = passing[: request.top_k]
         if self.spreading.excerpts:
             self._show_excerpts(namespace, parsed, shown, candidates, cold[2], request.viewer)
         cards = within_budget(shown, request.token_budget)
@@ -235,11 +263,12 @@ class Recall:
             "time_window": [parsed.window[0].isoformat(), parsed.window[1].isoformat()] if parsed.window else None,
             "speakers": list(parsed.speakers),
             "replies": replies,
+            "below_min_score": len(ranked) - len(passing),
             **hot_stats,
         }
         if self.observer is not None:
             self.observer.observe_recall(namespace, stats, len(cards))
-        return RecallResult(cards, stats)
+        return RecallResult(cards, stats, below_min_score=len(ranked) - len(passing), min_score=request.min_score)
 
     @staticmethod
     def _timed(work: Any, *args: Any) -> tuple[Any, float]:

@@ -19,6 +19,7 @@ from app.api.schemas import (
     Flag,
     MemoryBody,
     MemorySearchQuery,
+    Number,
     RecallBody,
     Strict,
     Text,
@@ -28,6 +29,7 @@ from app.domain.inputs import derive_summary
 from app.domain.keys import Role
 from app.domain.model import Importance, NodeType
 from app.recall.neighbourhood import MAX_DEPTH, MAX_LIMIT
+from app.recall.relevance import DEFAULT_MIN_SCORE
 from app.runtime import Runtime
 from app.tools.definition import Tool
 
@@ -73,6 +75,19 @@ class NoteArguments(Strict):
         )
 
 
+class RecallArguments(RecallBody):
+    """The recall route's body with a `min_score` by default (the route's is 0): a model given cards
+    takes them as relevant, so an off-topic question answers no card and says so."""
+
+    min_score: Number = Field(
+        DEFAULT_MIN_SCORE,
+        ge=0.0,
+        le=1.0,
+        description=f"0-1 (default {DEFAULT_MIN_SCORE:g}): no card unless the best card's `relevance` reaches this, "
+        "and then `nothing_relevant` true and a `note`; 0: always the cards",
+    )
+
+
 class GraphQueryArguments(CypherBody):
     """The Cypher route's body with a smaller default row limit, sized for a context window."""
 
@@ -101,12 +116,14 @@ _TOOLS = [
             "Search the team's shared long-term memory with a question or topic in natural language. Use it "
             "first, whenever past conversations, facts, decisions, people or tasks could help. Returns memory "
             "cards, best first: id, type, a summary of at most 150 characters (of a longer memory, the sentence "
-            "the query is about, with '…' and `excerpt`), score, the parts of the score, source turn ids "
-            "and times; no full texts (read_memory_node gives one in full). `top_k` cards "
-            "(default 10, at most 100); `token_budget` cuts them to fit that many tokens. Also `took_ms` and "
-            "timing stats."
+            "the query is about, with '…' and `excerpt`), score, `relevance` (0-1, how well it matches the "
+            "query), the parts of the score, source turn ids and times; no full texts (read_memory_node gives "
+            "one in full). `top_k` cards (default 10, at most 100); `token_budget` cuts them to fit that many "
+            f"tokens. When no card reaches a relevance of `min_score` (default {DEFAULT_MIN_SCORE:g}), the memory "
+            "holds nothing about the query: no card, `nothing_relevant` true and a `note` saying so. "
+            "Also `took_ms` and timing stats."
         ),
-        arguments=RecallBody,
+        arguments=RecallArguments,
         role=Role.READER,
         run=recall_cards,
     ),

@@ -452,10 +452,12 @@ def recall(
     now: datetime | None = None,
     agent_id: str | None = None,
     agent_ids: Sequence[str] | None = None,
+    min_score: float | None = None,
 ) -> Call[RecallResponse]:
-    """Memory cards for a query, best first."""
+    """Memory cards for a query, best first (`min_score`: only cards at least this relevant;
+    `nothing_relevant` says when none was)."""
     fields = body(query=query, top_k=top_k, mode=mode, include_history=include_history, token_budget=token_budget,
-                  as_of=as_of, now=now, agent_id=agent_id, agent_ids=agent_ids)  # fmt: skip
+                  as_of=as_of, now=now, agent_id=agent_id, agent_ids=agent_ids, min_score=min_score)  # fmt: skip
     return Call(model(RecallResponse), namespace=namespace, json=fields)
 
 
@@ -692,9 +694,11 @@ def build_context(
     now: datetime | None = None,
     agent_id: str | None = None,
     namespace: str | None = None,
+    min_score: float | None = None,
 ) -> Call[ContextResponse]:
     """The minimum sufficient context for `goal` (or `query`) within `token_budget` tokens; with
-    `run_id`, switched when the run's context pressure is above the breaker's limit."""
+    `run_id`, switched when the run's context pressure is above the breaker's limit; `min_score`: only
+    recall cards at least this relevant (`nothing_relevant` says when none was)."""
     fields = body(goal=goal, query=query, token_budget=token_budget, mode=mode, run_id=run_id, top_k=top_k, now=now,
-                  agent_id=agent_id)  # fmt: skip
+                  agent_id=agent_id, min_score=min_score)  # fmt: skip
     return Call(model(ContextResponse), namespace=namespace, json=fields)

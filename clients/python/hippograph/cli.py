@@ -292,6 +292,9 @@ def jobs_runs(
 # Using the memory.
 
 
+MIN_SCORE_HELP = "0-1: no card unless one is at least this relevant (the server's default: 0, every card)"
+
+
 class RecallMode(StrEnum):
     local = "local"
     global_ = "global"
@@ -303,15 +306,19 @@ def recall(
     top_k: Annotated[int, typer.Option("--top-k", "-k")] = 10,
     mode: Annotated[RecallMode, typer.Option(help="local or global")] = RecallMode.local,
     token_budget: Annotated[int | None, typer.Option(help="cut the cards to fit this many tokens")] = None,
+    min_score: Annotated[float | None, typer.Option(help=MIN_SCORE_HELP)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the answer as JSON")] = False,
 ) -> None:
     """Memory cards for QUERY, as a table."""
     with client() as hg:
-        answer = hg.recall(query, namespace=namespace_of(), top_k=top_k, mode=mode.value, token_budget=token_budget)
+        answer = hg.recall(query, namespace=namespace_of(), top_k=top_k, mode=mode.value, token_budget=token_budget,
+                           min_score=min_score)  # fmt: skip
     cards = [dump(card) for card in answer.items]
     if as_json:
         print_json(dump(answer))
         return
+    if answer.note:
+        err.print(answer.note, markup=False, highlight=False)
     shown = Table(title=f"{len(cards)} cards for {query!r} ({answer.took_ms:.0f} ms)")
     for column in ("#", "score", "type", "summary", "source turns"):
         shown.add_column(column, overflow="fold", justify="right" if column in ("#", "score") else "left")
@@ -330,16 +337,19 @@ def context_command(
     mode: Annotated[RecallMode, typer.Option(help="local or global")] = RecallMode.local,
     run_id: Annotated[str | None, typer.Option(help="the agent's run (its context pressure)")] = None,
     top_k: Annotated[int | None, typer.Option("--top-k", "-k", help="recall cards considered")] = None,
+    min_score: Annotated[float | None, typer.Option(help=MIN_SCORE_HELP)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the whole answer as JSON")] = False,
 ) -> None:
     """The minimum sufficient context for GOAL within --budget tokens: prints the context (to put in a
     prompt) and, on standard error, what it holds."""
     with client() as hg:
         answer = hg.build_context(budget, goal=goal, mode=mode.value, run_id=run_id, top_k=top_k,
-                                  namespace=namespace_of())  # fmt: skip
+                                  namespace=namespace_of(), min_score=min_score)  # fmt: skip
     if as_json:
         print_json(dump(answer))
         return
+    if answer.note:
+        err.print(answer.note, markup=False, highlight=False)
     print(answer.context)
     switch = f"; pressure {answer.pressure:.0%}: switched to {answer.next_step}" if answer.switched else ""
     summary = f"{len(answer.items)} memories, {answer.tokens}/{answer.token_budget} tokens ({answer.tokenizer})"

@@ -278,7 +278,11 @@ class MemoryCard(ResponseBody):
     id: str = Field(description="the node's id (GET …/nodes/{id} for the full content)")
     type: str = Field(description="the node type")
     summary: str = Field(description="what to show the model")
-    score: float = Field(description="the fused score; cards come best first")
+    score: float = Field(description="the fused score; cards come best first (only an order within one answer)")
+    relevance: float = Field(
+        description="0-1, comparable across queries: how well it matches the query (the best of its vector "
+        "cosine and the share of the query's terms it says); `min_score` asks it of the best card"
+    )
     confidence: float = Field(description="0-1: how sure the memory is")
     track: str = Field(
         description="the kind of memory: dialogue, fact, semantic, inference, temporal, episode, task, document, entity"
@@ -329,12 +333,18 @@ class RecallStats(OpenBody):
     seeds: int = Field(description="graph seeds spreading activation started from")
     expanded: int = Field(description="nodes reached by spreading activation")
     activated: int = Field(description="nodes with a spread score")
+    below_min_score: int = Field(description="cards ranked but left out: their relevance was below `min_score`")
 
 
 class RecallResponse(ResponseBody):
     """Memory cards for a query, best first."""
 
     items: list[MemoryCard] = Field(description="the cards, best first, at most top_k")
+    nothing_relevant: bool = Field(
+        description="true: no card to show (nothing matched the query, or nothing reached `min_score`): `items` "
+        "is empty"
+    )
+    note: str | None = Field(description="nothing_relevant: why, in words (null otherwise)")
     took_ms: float = Field(description="the recall's duration, ms")
     stats: RecallStats = Field(description="stage timings and counts")
 
@@ -846,6 +856,10 @@ class ContextResponse(ResponseBody):
     mode: Literal["local", "global"] = Field(description="the recall mode used")
     pressure: float | None = Field(description="the run's context pressure (null: no run given, or none reported)")
     switched: bool = Field(description="the pressure was above the limit: the attention switch ran")
+    nothing_relevant: bool = Field(
+        description="true: recall found no card for the goal (nothing matched, or nothing reached `min_score`)"
+    )
+    note: str | None = Field(description="nothing_relevant: why, in words (null otherwise)")
     next_step: str | None = Field(None, description="switched: the node the next step works on")
     dropped: list[ContextDropped] = Field(default_factory=list, description="switched: what was left out or cut")
     added: list[str] = Field(
