@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install everything Hippograph needs on a fresh machine: the Python environment (.venv), Debian's
+# redis-server, the Neo4j server jars from Maven Central, the embedding model's ONNX export, the
 # memory explorer's npm packages with Debian's chromium (its browser test), and the TypeScript client's build tools.
-# memory explorer's npm packages with Debian's chromium (its browser test).
 # Safe to re-run: each step is skipped when already done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
