@@ -8,10 +8,12 @@ import asyncio
 import json
 
 import httpx
+import pytest
 from langchain_core.documents import Document
 from langchain_core.messages import ToolMessage
-from langchain_core.tools import BaseTool
+from langchain_core.tools import BaseTool, ToolException
 
+from hippograph.errors import InvalidRequest
 from hippograph.integrations.langchain import HippographRetriever, hippograph_tools
 from tests.conftest import admin_headers
 
@@ -77,3 +79,15 @@ def test_the_seven_tools_save_and_recall_through_langchain(live_api: str, namesp
 
     node = json.loads(asyncio.run(tool_named(tools, "read_memory_node").ainvoke({"node_id": saved["id"]})))
     assert node["content"] == "The staging cluster lives in Frankfurt"
+
+    # A refused call answers the service's message to the model (LangChain's error ToolMessage)...
+    refused = tool_named(tools, "recall_memory").invoke(
+        {"type": "tool_call", "id": "call-2", "name": "recall_memory", "args": {"query": "x", "top_k": 0}}
+    )
+    assert isinstance(refused, ToolMessage) and refused.status == "error"
+    assert "top_k" in str(refused.content) and "422" in str(refused.content)
+    # ... or raises ToolException, chained to the client's error class, when asked to.
+    strict = hippograph_tools(url=live_api, api_key=key, handle_errors=False)
+    with pytest.raises(ToolException) as raised:
+        tool_named(strict, "recall_memory").invoke({"query": "x", "top_k": 0})
+    assert isinstance(raised.value.__cause__, InvalidRequest) and raised.value.__cause__.field == "arguments.top_k"

@@ -19,10 +19,11 @@ from typing import Any, Literal
 from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
-from langchain_core.tools import BaseTool, StructuredTool
+from langchain_core.tools import BaseTool, StructuredTool, ToolException
 
 from hippograph._retry import RetryPolicy
 from hippograph.client import DEFAULT_URL, AsyncHippograph, Hippograph
+from hippograph.errors import HippographError
 from hippograph.integrations._flow import Flow, arun, call, namespace_of, run
 
 
@@ -68,8 +69,13 @@ def hippograph_tools(
     *,
     timeout: float = 60.0,
     retry: RetryPolicy | None = None,
+    handle_errors: bool = True,
 ) -> list[BaseTool]:
-    """The service's model tools as LangChain `StructuredTool`s (sync and async), on one namespace."""
+    """The service's model tools as LangChain `StructuredTool`s (sync and async), on one namespace.
+
+    A call the service refuses (bad arguments, too small a role) raises `ToolException` with the
+    error's message; with `handle_errors` (the default, as MCP's error results) LangChain answers that
+    text to the model as the tool's output (a `ToolMessage` with status "error") instead of raising."""
     with Hippograph(url, api_key, timeout=timeout, retry=retry) as client:
         namespace = run(client, namespace_of(namespace))
         catalogue = client.list_tools().tools
@@ -77,14 +83,20 @@ def hippograph_tools(
     def tool(name: str, description: str, parameters: dict[str, Any]) -> BaseTool:
         def invoke(**arguments: Any) -> str:
             with Hippograph(url, api_key, namespace=namespace, timeout=timeout, retry=retry) as client:
-                return result_text(client.run_tool(name, arguments).result)
+                try:
+                    return result_text(client.run_tool(name, arguments).result)
+                except HippographError as error:
+                    raise ToolException(str(error)) from error
 
         async def ainvoke(**arguments: Any) -> str:
             async with AsyncHippograph(url, api_key, namespace=namespace, timeout=timeout, retry=retry) as client:
-                return result_text((await client.run_tool(name, arguments)).result)
+                try:
+                    return result_text((await client.run_tool(name, arguments)).result)
+                except HippographError as error:
+                    raise ToolException(str(error)) from error
 
         return StructuredTool(name=name, description=description, args_schema=parameters, func=invoke,
-                              coroutine=ainvoke)  # fmt: skip
+                              coroutine=ainvoke, handle_tool_error=handle_errors)  # fmt: skip
 
     return [tool(spec.function.name, spec.function.description, spec.function.parameters) for spec in catalogue]
 
