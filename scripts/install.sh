@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install everything Hippograph needs on a fresh machine: the Python environment (.venv), Debian's
-# redis-server, the Neo4j server jars from Maven Central, the embedding model's ONNX export, and the
-# memory explorer's npm packages with Debian's chromium (its browser test).
+# redis-server, the Neo4j server jars from Maven Central, the embedding model's ONNX export, the
+# memory explorer's npm packages with Debian's chromium (its browser test), and the TypeScript client's build tools.
 # Safe to re-run: each step is skipped when already done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -60,4 +60,12 @@ if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null
   sudo_cmd=""; [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
   $sudo_cmd apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq chromium chromium-driver >/dev/null
+fi
+
+# 7. The TypeScript client's build tools (openapi-typescript, tsc), pinned by clients/typescript/package-lock.json:
+#    installed here so npm's cache holds them and tests/test_typescript_client.py's `npm ci` runs offline.
+if [ ! -f clients/typescript/node_modules/.package-lock.json ] \
+   || ! cmp -s clients/typescript/package-lock.json clients/typescript/node_modules/.hippograph-lock; then
+  echo "installing the TypeScript client's npm packages ..."
+  (cd clients/typescript && npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.hippograph-lock)
 fi

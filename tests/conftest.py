@@ -98,6 +98,7 @@ DRILLS = (
     "tests/test_worker_metrics.py",  # a standalone worker process
     "tests/test_generated_client.py",  # a client generated from /openapi.json and installed
     "tests/test_packaging.py",  # both distributions built, installed in fresh environments, served
+    "tests/test_typescript_client.py::test_npm_ci_build_and_test_pass_against_the_live_api",  # npm ci, tsc, node --test
     "tests/test_explorer.py::test_the_explorer_shows_recall_graph_decay_and_history_in_a_browser",
 )
 
