@@ -5,8 +5,6 @@ seeded namespace. Screenshots go to test-artifacts/explorer/ (gitignored)."""
 from __future__ import annotations
 
 import logging
-import os
-import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -15,38 +13,22 @@ from typing import Any
 
 import httpx
 import pytest
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support.ui import WebDriverWait
 
+from tests.browser import chromium
 from tests.conftest import admin_headers, bearer
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts" / "explorer"
 WAIT_S = 20
 
 
-def _binary(name: str) -> str:
-    found = shutil.which(name)
-    assert found, f"{name} is not installed: run scripts/install.sh (Debian's chromium and chromium-driver)"
-    return found
-
-
 @pytest.fixture
 def browser() -> Iterator[WebDriver]:
-    os.environ["SE_OFFLINE"] = "true"  # Selenium Manager must not fetch anything; the paths are given
-    options = webdriver.ChromeOptions()
-    options.binary_location = _binary("chromium")
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1600,1000"):
-        options.add_argument(argument)
-    driver = webdriver.Chrome(options=options, service=Service(executable_path=_binary("chromedriver")))
-    try:
-        yield driver
-    finally:
-        driver.quit()
+    yield from chromium()
 
 
 class AccessLog(logging.Handler):
