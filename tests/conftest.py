@@ -98,6 +98,7 @@ DRILLS = (
     "tests/test_worker_metrics.py",  # a standalone worker process
     "tests/test_generated_client.py",  # a client generated from /openapi.json and installed
     "tests/test_explorer.py::test_the_explorer_shows_recall_graph_decay_and_history_in_a_browser",
+    "tests/test_explorer.py::test_a_reader_explores_a_namespace_holding_private_memories_in_a_browser",
     "tests/test_api_docs.py::test_docs_and_redoc_render_in_a_browser_with_no_request_leaving_the_machine",
 )
 
