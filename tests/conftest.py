@@ -100,6 +100,9 @@ DRILLS = (
     "tests/test_packaging.py",  # both distributions built, installed in fresh environments, served
     "tests/test_typescript_client.py::test_npm_ci_build_and_test_pass_against_the_live_api",  # npm ci, tsc, node --test
     "tests/test_explorer.py::test_the_explorer_shows_recall_graph_decay_and_history_in_a_browser",
+    "tests/test_explorer.py::test_a_reader_explores_a_namespace_holding_private_memories_in_a_browser",
+    "tests/test_api_docs.py::test_docs_and_redoc_render_in_a_browser_with_no_request_leaving_the_machine",
+    "tests/test_data_folder.py::test_a_second_start_names_the_holder_and_stop_stops_the_api",  # API processes
 )
 
 

@@ -5,8 +5,6 @@ seeded namespace. Screenshots go to test-artifacts/explorer/ (gitignored)."""
 from __future__ import annotations
 
 import logging
-import os
-import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -15,38 +13,22 @@ from typing import Any
 
 import httpx
 import pytest
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support.ui import WebDriverWait
 
+from tests.browser import chromium
 from tests.conftest import admin_headers, bearer
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts" / "explorer"
 WAIT_S = 20
 
 
-def _binary(name: str) -> str:
-    found = shutil.which(name)
-    assert found, f"{name} is not installed: run scripts/install.sh (Debian's chromium and chromium-driver)"
-    return found
-
-
 @pytest.fixture
 def browser() -> Iterator[WebDriver]:
-    os.environ["SE_OFFLINE"] = "true"  # Selenium Manager must not fetch anything; the paths are given
-    options = webdriver.ChromeOptions()
-    options.binary_location = _binary("chromium")
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1600,1000"):
-        options.add_argument(argument)
-    driver = webdriver.Chrome(options=options, service=Service(executable_path=_binary("chromedriver")))
-    try:
-        yield driver
-    finally:
-        driver.quit()
+    yield from chromium()
 
 
 class AccessLog(logging.Handler):
@@ -269,6 +251,107 @@ def test_the_explorer_shows_recall_graph_decay_and_history_in_a_browser(
         else:
             assert method == "GET" and route.startswith("/explorer"), (method, route)
     assert all(status < 500 for _, _, status in access_log.requests), access_log.requests
+
+
+def _graph(driver: WebDriver, script: str) -> Any:
+    """`script` with `cy` bound to the page's Cytoscape instance."""
+    return driver.execute_script(f"const cy = window.hippographExplorer.graph.cy; {script}")
+
+
+def _mouse_to_node(driver: WebDriver, node_id: str) -> ActionChains:
+    canvas = driver.find_element(By.CSS_SELECTOR, "#graph canvas:last-of-type")
+    x, y = _graph(driver, "const p = cy.getElementById(arguments[0]).renderedPosition(); return [p.x, p.y];"
+                  .replace("arguments[0]", repr(node_id)))  # fmt: skip
+    return ActionChains(driver).move_to_element_with_offset(canvas, x - canvas.size["width"] / 2,
+                                                            y - canvas.size["height"] / 2)  # fmt: skip
+
+
+def test_a_reader_explores_a_namespace_holding_private_memories_in_a_browser(
+    seeded: Seeded, browser: WebDriver, access_log: AccessLog
+) -> None:
+    """Another agent's private memory makes the namespace refuse analyst Cypher below admin: the
+    reader still gets the overview (from the routes it may read), recall, the neighbourhood with its
+    legend and the node panel, and no refusal banner; what needs analytics says so in place."""
+    from jobs.tasks import decay
+
+    ns = seeded.namespace
+    with httpx.Client(base_url=seeded.url, headers=admin_headers()) as admin:
+        secret = {"type": "Knowledge", "label": "Salary", "content": "Alice earns a secret amount", "private": True,
+                  "agent_id": "hr-bot"}  # fmt: skip
+        assert admin.post(f"/v1/namespaces/{ns}/memories", json=secret).status_code == 201
+    decay(ns)  # activations move apart from their saved values (fresh data would all sit near the top)
+    api = httpx.Client(base_url=seeded.url, headers=bearer(seeded.reader_key))
+
+    browser.get(f"{seeded.url}/explorer/")
+    landing = browser.find_element(By.ID, "landing")
+    for where in ("keys create reader", "POST /v1/keys", "HIPPOGRAPH_ADMIN_KEY", "admin.key"):
+        assert where in landing.text, where  # where a key comes from
+    _enter_key(browser, seeded.reader_key)
+    total = _wait(browser, lambda d: d.find_elements(By.ID, "overview-total"), "the overview")[0]
+    detail = api.get(f"/v1/namespaces/{ns}").json()
+    assert total.text.startswith(f"{detail['total']} memories")
+    assert not browser.find_element(By.ID, "refusal").is_displayed()
+    assert not landing.is_displayed()
+    types = {(cells := row.find_elements(By.TAG_NAME, "td"))[0].text: int(cells[1].text)
+             for row in browser.find_elements(By.CSS_SELECTOR, "#types tbody tr")}  # fmt: skip
+    assert types == detail["counts"]
+    listed = api.get(f"/v1/namespaces/{ns}/memories", params={"limit": 200}).json()["items"]
+    writers = {(cells := row.find_elements(By.TAG_NAME, "td"))[0].text: int(cells[1].text)
+               for row in browser.find_elements(By.CSS_SELECTOR, "#recent-writers tbody tr")}  # fmt: skip
+    assert sum(writers.values()) == len(listed) and "hr-bot" not in writers  # the private memory is not listed
+    assert not [r for r in access_log.requests if r[1].endswith("/cypher")]  # the overview ran no analyst query
+    # The analytics, on demand, say in place that this key may not run them here.
+    browser.find_element(By.CSS_SELECTOR, "#analytics summary").click()
+    note = _wait(browser, lambda d: _visible(d, "analytics-refused"), "the analytics' refusal in place")
+    assert "refused for this key" in note.text and not browser.find_element(By.ID, "refusal").is_displayed()
+    _shot(browser, "5-reader-overview")
+
+    # Recall, the neighbourhood and the node panel.
+    browser.find_element(By.ID, "query").send_keys("Where did Alice move to?")
+    browser.find_element(By.CSS_SELECTOR, "#search-form button").click()
+    cards = _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#cards .card"), "recall cards")
+    fact_card = next(card for card in cards if card.get_attribute("data-id") == seeded.fact_id)
+    fact_card.click()
+    _wait(browser, lambda d: d.find_element(By.ID, "graph-stats").get_attribute("data-nodes"), "the neighbourhood")
+    panel = _wait(browser, lambda d: _visible(d, "panel"), "the node panel")
+    assert panel.get_attribute("data-id") == seeded.fact_id
+    _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#decay svg path.curve"), "the decay curve")
+    _wait(browser, lambda d: _visible(d, "history-refused"), "the fact history's refusal in place")
+    assert not browser.find_element(By.ID, "refusal").is_displayed()
+
+    # Node type by shape, with a legend of the types drawn.
+    drawn = _graph(browser, "return cy.nodes().map((n) => [n.id(), n.data('type'), n.style('shape'), "
+                            "n.data('activation'), n.style('background-color'), n.style('label')]);")
+    related = api.get(f"/v1/namespaces/{ns}/nodes/{seeded.fact_id}/related",
+                      params={"depth": 2, "limit": 50, "fanout": 50, "edges": True}).json()  # fmt: skip
+    assert {row[0] for row in drawn} == {seeded.fact_id} | {item["id"] for item in related["items"]}
+    shapes = {node_type: shape for _, node_type, shape, *_ in drawn}
+    assert len(shapes) >= 3 and len(set(shapes.values())) == len(shapes)  # one shape per type
+    legend = {li.get_attribute("data-type"): li.find_element(By.CSS_SELECTOR, "svg").get_attribute("data-shape")
+              for li in browser.find_elements(By.CSS_SELECTOR, "#legend .types li")}  # fmt: skip
+    assert legend == shapes
+    # Activation colour relative to the nodes shown: the least activated blue, the most red.
+    activations = [row[3] for row in drawn]
+    assert min(activations) < max(activations)
+    scale = browser.find_element(By.CSS_SELECTOR, "#legend .activation")
+    assert float(scale.get_attribute("data-min")) == min(activations)
+    assert float(scale.get_attribute("data-max")) == max(activations)
+    colour = {row[3]: row[4] for row in drawn if "superseded" not in _graph(
+        browser, f"return cy.getElementById({row[0]!r}).classes();")}  # fmt: skip
+    assert colour[min(activations)] == "rgba(59, 111, 214, 1)" and colour[max(activations)] == "rgba(224, 69, 43, 1)"
+    # Labels: the focused node and its neighbours only; another node's on hover.
+    labelled = {row[0] for row in drawn if row[5]}
+    neighbours = set(_graph(browser, f"return cy.getElementById({seeded.fact_id!r}).closedNeighborhood().nodes()"
+                                     ".map((n) => n.id());"))  # fmt: skip
+    assert labelled == neighbours and len(labelled) < len(drawn)
+    unlabelled = next(row[0] for row in drawn if not row[5])
+    _mouse_to_node(browser, unlabelled).perform()
+    _wait(browser, lambda d: _graph(d, f"return cy.getElementById({unlabelled!r}).style('label');"), "a label on hover")
+    _shot(browser, "6-reader-neighbourhood")
+    assert all(status < 500 for _, _, status in access_log.requests), access_log.requests
+    # The namespace does refuse this key analyst Cypher (what left readers with only a 403 banner before).
+    refused = api.post(f"/v1/namespaces/{ns}/cypher", json={"name": "writes_by_agent"})
+    assert refused.status_code == 403, refused.text
 
 
 # -- the routes the page relies on, without a browser ------------------------------------------------

@@ -22,6 +22,7 @@ import neo4j.spatial
 import neo4j.time
 
 from app.analytics.guard import MEMORY_LABEL, CypherRefused
+from app.domain.inputs import INTERNAL_PROPERTIES
 
 
 class ValueConverter:
@@ -60,7 +61,8 @@ class ValueConverter:
 
     def node(self, node: neo4j.graph.Node) -> dict[str, Any]:
         self.check_node(node.labels, node.get("namespace"))
-        return {**{key: self.convert(item) for key, item in node.items()}, "_labels": sorted(node.labels)}
+        properties = {key: self.convert(item) for key, item in node.items() if key not in INTERNAL_PROPERTIES}
+        return {**properties, "_labels": sorted(node.labels)}
 
     def check_node(self, labels: Iterable[str], namespace: Any) -> None:
         if MEMORY_LABEL not in set(labels) or namespace != self.namespace:

@@ -28,6 +28,7 @@ from app.api import (
 from app.api.access import declare_bearer_scheme, document_access
 from app.api.auth import BearerAuthentication
 from app.api.body_limit import BodyLimits
+from app.api.docs import mount_docs
 from app.api.errors import install_error_handlers
 from app.api.explorer import mount_explorer
 from app.api.rate_limit import RateLimits, role_limits
@@ -66,7 +67,8 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
             if owned:
                 app.state.runtime.close()
 
-    app = FastAPI(title="Hippograph", version="0.1.0", lifespan=lifespan, generate_unique_id_function=operation_id)
+    app = FastAPI(title="Hippograph", version="0.1.0", lifespan=lifespan, generate_unique_id_function=operation_id,
+                  docs_url=None, redoc_url=None)  # served by mount_docs, with local assets
     # Added first, so it runs inside the request-id middleware that install_error_handlers adds.
     app.add_middleware(RateLimits, limits=role_limits(settings))  # counts the caller BearerAuthentication found
     app.add_middleware(BearerAuthentication)
@@ -96,6 +98,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
         app.include_router(router)
     # Outermost of ours: times the whole request and reads the request id and caller the inner ones set.
     app.add_middleware(RequestObservation, routes=[route for router in routers for route in router.routes])
+    mount_docs(app)  # /docs and /redoc, their assets from a package (no CDN)
     mount_explorer(app)  # the static memory explorer page (it calls the read routes above)
     app.mount("/mcp", mcp)  # the tools over MCP (streamable HTTP); BearerAuthentication guards it
     declare_bearer_scheme(app)

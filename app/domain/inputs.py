@@ -6,6 +6,7 @@ import hashlib
 import math
 import re
 import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -180,6 +181,15 @@ def namespace_term(namespace: str) -> str:
     the name's hex digits are one lower-case token, unique per name (names are 1-64 ASCII characters,
     so at most 130 characters, under Lucene's 255)."""
     return "ns" + namespace.encode("ascii").hex()
+
+
+# Stored on nodes for the product's own queries, never answered (REST, tools, MCP, exports, Cypher rows).
+INTERNAL_PROPERTIES = frozenset({"namespace_term"})
+
+
+def public_properties(properties: Mapping[str, Any]) -> dict[str, Any]:
+    """A node's stored properties without the internal ones (`INTERNAL_PROPERTIES`)."""
+    return {name: value for name, value in properties.items() if name not in INTERNAL_PROPERTIES}
 
 
 def check_node_id(node_id: str, field: str = "id", expected: NodeType | None = None) -> str:

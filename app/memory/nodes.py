@@ -13,7 +13,15 @@ from typing import Any
 
 from app.domain.entities import ENTITY_TYPES
 from app.domain.importance import ImportanceRules
-from app.domain.inputs import InputError, NewMemory, check_namespace, check_node_id, content_id, namespace_term
+from app.domain.inputs import (
+    InputError,
+    NewMemory,
+    check_namespace,
+    check_node_id,
+    content_id,
+    namespace_term,
+    public_properties,
+)
 from app.domain.model import SUMMARY_MAX_CHARS, Importance, RelType
 from app.domain.tags import temperature, time_scope
 from app.extract.facts import normalize_name
@@ -241,7 +249,7 @@ class MemoryNodes:
         """The stored node plus its derived tags (computed now, never stored)."""
         return {
             "type": node_type,
-            **node,
+            **public_properties(node),
             "temperature": temperature(node.get("last_accessed"), now).value,
             "time_scope": time_scope(node["created_at"], now, self.recent_window).value,
         }

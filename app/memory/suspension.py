@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from app.domain.decay import node_activation
+from app.domain.inputs import public_properties
 from app.domain.keys import Viewer
 from app.domain.model import Importance
 from app.domain.snapshot import (
@@ -204,7 +205,7 @@ class Suspensions:
         ids = seeds + neighbours
         nodes = []
         for row in self.graph.read("tasks.nodes", namespace=namespace, ids=ids):
-            properties = {k: v for k, v in row["properties"].items() if k != "namespace_term"}
+            properties = public_properties(row["properties"])
             properties["activation"] = node_activation(
                 properties["activation_base"], properties["last_accessed"], now, Importance(properties["importance"])
             )

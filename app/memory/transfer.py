@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator
 from itertools import islice
 from typing import Any, Literal
 
-from app.domain.inputs import InputError, check_namespace, check_node_id, namespace_term
+from app.domain.inputs import InputError, check_namespace, check_node_id, namespace_term, public_properties
 from app.domain.keys import EVERYTHING, Viewer
 from app.domain.model import MEMORY_LABEL, NodeType, RelType
 from app.domain.snapshot import (
@@ -55,7 +55,7 @@ class Transfer:
         for row in self._pages("transfer.export_nodes", namespace, "id"):
             if viewer.sees(row["properties"]):
                 # `namespace_term` derives from the namespace: import sets the one of the namespace it fills.
-                yield SnapshotNode(row["id"], tuple(row["labels"]), _without(row["properties"], "namespace_term"))
+                yield SnapshotNode(row["id"], tuple(row["labels"]), public_properties(row["properties"]))
 
     def relationships(self, namespace: str, viewer: Viewer = EVERYTHING) -> Iterator[SnapshotRelationship]:
         """The relationships by source id, then type and target; those touching a node the viewer does
@@ -187,10 +187,6 @@ def _joined(chunks: Iterator[str], size: int) -> Iterator[str]:
             pending, length = [], 0
     if pending:
         yield "".join(pending)
-
-
-def _without(properties: dict[str, Any], key: str) -> dict[str, Any]:
-    return {name: value for name, value in properties.items() if name != key}
 
 
 def _node_row(node: SnapshotNode, index: int, namespace: str) -> dict[str, Any]:

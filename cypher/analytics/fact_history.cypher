@@ -7,7 +7,9 @@
 // param: limit int 200 How many versions to return
 MATCH (k:Memory {namespace: $namespace})
 USING INDEX k:Memory(namespace)
-WHERE k:Knowledge AND k.slot IS NOT NULL
+// The label as a list test: `k:Knowledge` let the planner join a label scan with the namespace seek on a
+// small database, which the anchoring rule refuses (a fresh install's first fact history answered 422).
+WHERE 'Knowledge' IN labels(k) AND k.slot IS NOT NULL
   AND ($subject IS NULL OR toLower(k.subject) = toLower($subject))
   AND ($slot IS NULL OR k.slot = $slot)
 RETURN k.subject AS subject, k.slot AS slot, k.value AS value, k.valid_from AS valid_from,

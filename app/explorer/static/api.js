@@ -45,6 +45,8 @@ export const api = {
   related: (id, depth, limit) =>
     call("GET", `${node(id)}/related`, { query: { depth, limit, fanout: limit, edges: true } }),
   decay: (id, days = 14) => call("GET", `${node(id)}/decay`, { query: { days } }),
+  // The newest memories the key may see (other agents' private ones are left out below admin).
+  memories: (limit = 200) => call("GET", `${ns()}/memories`, { query: { limit } }),
   jobRuns: (limit = 10) => call("GET", `${ns()}/jobs/runs`, { query: { limit } }),
   // A named query of the analytics catalogue (cypher/analytics/), bounded by `limit`.
   analytics: (name, params = {}, limit = 50) => call("POST", `${ns()}/cypher`, { body: { name, params, limit } }),

@@ -1,9 +1,13 @@
 // The memory explorer: key -> namespace overview; search -> recall cards; card -> neighbourhood graph;
-// node -> panel (content, provenance, decay curve, fact history). Read-only.
+// node -> panel (content, provenance, decay curve, fact history). Read-only, and usable with a key of any
+// role: the overview reads routes every reader may call; the analytics queries (POST …/cypher), which a
+// namespace holding other agents' private memories answers to admins only, run on demand and say so
+// in place when refused.
 
 import { api, Refused, session } from "./api.js";
 import { decayChart, element, forgottenInDays, scoreBars } from "./charts.js";
 import { NeighbourhoodGraph } from "./graph.js";
+import { graphLegend } from "./legend.js";
 
 const $ = (id) => document.getElementById(id);
 const when = (iso) => (iso ? new Date(iso).toLocaleString() : "—");
@@ -39,11 +43,13 @@ async function useKey(key) {
     $("namespace").value = session.namespace;
     $("namespace").hidden = false;
     $("forget-key").hidden = false;
+    $("landing").hidden = true;
     $("workspace").hidden = false;
     await showOverview();
   } catch (error) {
     session.key = null;
     $("workspace").hidden = true;
+    $("landing").hidden = false;
     refuse(error);
   }
 }
@@ -56,43 +62,37 @@ function table(rows, columns, id) {
     element("tbody", {}, rows.map((row) => element("tr", {}, columns.map(([, cell]) => element("td", {}, cell(row)))))));
 }
 
+// A refusal shown where the content would have been, not as the page's banner.
+function refusedInPlace(error, id, what) {
+  if (!(error instanceof Refused) || error.status !== 403) throw error;
+  return element("p", { class: "muted refused-here", id }, `${what}: refused for this key (${error.message})`);
+}
+
 async function showOverview() {
   const body = $("overview-body");
   body.replaceChildren(element("p", { class: "muted" }, "loading…"));
-  const [detail, decay, prune, writes, runs] = await Promise.all([
-    api.namespace(),
-    api.analytics("decay_by_importance"),
-    api.analytics("next_prune", { limit: 10 }, 10),
-    api.analytics("writes_by_agent", {}, 200),
-    api.jobRuns(10),
-  ]);
+  const [detail, recent, runs] = await Promise.all([api.namespace(), api.memories(200), api.jobRuns(10)]);
   const agents = new Map();
-  for (const row of writes.rows) agents.set(row.agent_id, (agents.get(row.agent_id) || 0) + row.memories);
-  const busiest = [...agents.entries()].sort((a, b) => b[1] - a[1]).slice(0, 5);
+  for (const memory of recent.items) {
+    const agent = memory.agent_id || "(none)";
+    agents.set(agent, (agents.get(agent) || 0) + 1);
+  }
+  const writers = [...agents.entries()].sort((a, b) => b[1] - a[1]).slice(0, 5);
   body.replaceChildren(
     element("p", { id: "overview-total" }, `${detail.total} memories · ${detail.vectors} vectors · capacity ${detail.capacity}`),
     element("h3", {}, "By type"),
-    table(Object.entries(detail.counts).sort((a, b) => b[1] - a[1]), [["type", (r) => r[0]], ["nodes", (r) => r[1]]]),
+    table(Object.entries(detail.counts).sort((a, b) => b[1] - a[1]), [["type", (r) => r[0]], ["nodes", (r) => r[1]]], "types"),
     element("h3", {}, "By temperature"),
     table(TEMPERATURES.map((name) => [name, detail.temperatures[name]]), [
       ["temperature", (r) => element("span", { class: `temperature ${r[0]}` }, r[0])],
       ["nodes", (r) => r[1]],
     ], "temperatures"),
-    element("p", { class: "muted" }, "by activation, as the graph colours it: cold is soft-forgotten"),
-    element("h3", {}, "Activation by importance"),
-    table(decay.rows, [
-      ["importance", (r) => r.importance],
-      ["nodes", (r) => r.memories],
-      ["mean", (r) => (r.mean_activation ?? 0).toFixed(2)],
-      ["soft-forgotten", (r) => r.soft_forgotten],
-    ]),
-    element("h3", {}, "Next prune would remove first"),
-    prune.rows.length
-      ? table(prune.rows, [["memory", (r) => r.summary || r.id], ["importance", (r) => r.importance],
-        ["score", (r) => r.score.toFixed(3)]])
-      : element("p", { class: "muted" }, "nothing"),
-    element("h3", {}, "Busiest agents"),
-    table(busiest, [["agent", (r) => r[0]], ["memories written", (r) => r[1]]]),
+    element("p", { class: "muted" }, "by last access: hot within 1 h, warm within 24 h, cold longer ago"),
+    element("h3", {}, `Writers of the last ${recent.items.length} memories`),
+    table(writers, [["agent", (r) => r[0]], ["memories", (r) => r[1]]], "recent-writers"),
+    element("h3", {}, "Newest"),
+    table(recent.items.slice(0, 5), [["memory", (r) => r.summary || r.label || r.id], ["type", (r) => r.type]],
+      "newest"),
     element("h3", {}, "Recent job runs"),
     runs.items.length
       ? table(runs.items, [
@@ -103,6 +103,48 @@ async function showOverview() {
         ["counted", (r) => Object.entries(r.counts).map(([name, n]) => `${name} ${n}`).join(", ") || "—"],
       ], "job-runs")
       : element("p", { class: "muted", id: "job-runs-none" }, "no job has run on this namespace yet"),
+    analyticsSection(),
+  );
+}
+
+// Activation per importance, the next prune and the busiest agents: analytics queries, run when opened.
+function analyticsSection() {
+  const content = element("div", { id: "analytics-body" }, element("p", { class: "muted" }, "loading…"));
+  const section = element("details", { id: "analytics" }, element("summary", {}, "Analytics queries"), content);
+  section.addEventListener("toggle", () => {
+    if (section.open && !section.dataset.loaded) {
+      section.dataset.loaded = "1";
+      showAnalytics(content).catch((error) => content.replaceChildren(refusedInPlace(error, "analytics-refused",
+        "Analytics")));
+    }
+  });
+  return section;
+}
+
+async function showAnalytics(content) {
+  const [decay, prune, writes] = await Promise.all([
+    api.analytics("decay_by_importance"),
+    api.analytics("next_prune", { limit: 10 }, 10),
+    api.analytics("writes_by_agent", {}, 200),
+  ]);
+  const agents = new Map();
+  for (const row of writes.rows) agents.set(row.agent_id, (agents.get(row.agent_id) || 0) + row.memories);
+  const busiest = [...agents.entries()].sort((a, b) => b[1] - a[1]).slice(0, 5);
+  content.replaceChildren(
+    element("h3", {}, "Activation by importance"),
+    table(decay.rows, [
+      ["importance", (r) => r.importance],
+      ["nodes", (r) => r.memories],
+      ["mean", (r) => (r.mean_activation ?? 0).toFixed(2)],
+      ["soft-forgotten", (r) => r.soft_forgotten],
+    ], "decay-by-importance"),
+    element("h3", {}, "Next prune would remove first"),
+    prune.rows.length
+      ? table(prune.rows, [["memory", (r) => r.summary || r.id], ["importance", (r) => r.importance],
+        ["score", (r) => r.score.toFixed(3)]])
+      : element("p", { class: "muted" }, "nothing"),
+    element("h3", {}, "Busiest agents"),
+    table(busiest, [["agent", (r) => r[0]], ["memories written", (r) => r[1]]]),
   );
 }
 
@@ -132,7 +174,10 @@ async function openNeighbourhood(id) {
   const depth = Number($("depth").value);
   const limit = Number($("limit").value);
   const [centre, neighbourhood] = await Promise.all([api.node(id), api.related(id, depth, limit)]);
-  graph ??= new NeighbourhoodGraph($("graph"), { onSelect: (nodeId) => expandAndShow(nodeId).catch(refuse) });
+  graph ??= new NeighbourhoodGraph($("graph"), {
+    onSelect: (nodeId) => expandAndShow(nodeId).catch(refuse),
+    onChange: (drawn) => $("legend").replaceChildren(...graphLegend(drawn)),
+  });
   await graph.show(centre, neighbourhood);
   const paintMs = performance.now() - started;
   $("graph").dataset.paintMs = paintMs.toFixed(1);
@@ -199,7 +244,10 @@ async function showPanel(node) {
       days === null ? "stays above the soft-forget line for the next 14 days"
         : `soft-forgotten in ${days.toFixed(1)} days unless recalled`),
   );
-  if (node.slot) await showHistory(node, history);
+  if (node.slot) {
+    await showHistory(node, history).catch((error) => history.replaceChildren(
+      refusedInPlace(error, "history-refused", "The history (an analytics query)")));
+  }
 }
 
 async function showHistory(node, container) {

@@ -78,6 +78,10 @@ class VectorDimensionError(ValueError):
     pass
 
 
+class VectorFolderInUse(RuntimeError):
+    """Another process holds the embedded vector folder (one process at a time may open it)."""
+
+
 class EmbeddingMismatchError(RuntimeError):
     """The store holds vectors of another model than the one this process embeds with."""
 

@@ -15,11 +15,13 @@ from typing import Any, cast
 import qdrant_edge as edge
 
 from app.domain.embedding_identity import EmbeddingIdentity
+from app.stores.folder_users import describe, processes_using
 from app.stores.vectors.base import (
     NAMESPACE_KEY,
     NODE_ID_KEY,
     PayloadMatch,
     VectorDimensionError,
+    VectorFolderInUse,
     VectorHit,
     VectorRecord,
     VectorStore,
@@ -34,6 +36,14 @@ _VECTOR_NAME = "dense"
 _SEARCH_EF = 512
 # The embedding identity of the shard's vectors, a file of ours beside the engine's in its folder.
 MARKER_FILE = "hippograph-embedding.json"
+
+
+def in_use_message(path: Path) -> str:
+    """Why the shard at `path` cannot be opened: which processes hold it, and what to do."""
+    holders = "; ".join(describe(pid) for pid in processes_using(path)) or "a process this user cannot see"
+    return (f"the embedded vector folder {path} is in use by {holders}. One process at a time opens it: "
+            "stop that one (`make stop` stops the API `make run` started), give this one another "
+            "HIPPOGRAPH_DATA_DIR, or share a Qdrant server (QDRANT_URL)")
 
 
 def read_marker(path: Path) -> dict[str, Any] | None:
@@ -57,6 +67,8 @@ class EdgeVectorStore(VectorStore):
             except Exception as exc:  # the engine reports mismatches as a generic runtime error
                 if "dimension" in str(exc).lower() or "size" in str(exc).lower():
                     raise VectorDimensionError(f"{path}: {exc}") from exc
+                if "WouldBlock" in str(exc):  # its write-ahead log is locked by another process
+                    raise VectorFolderInUse(in_use_message(path)) from exc
                 raise
         else:
             path.mkdir(parents=True, exist_ok=True)
