@@ -35,12 +35,12 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 import httpx  # noqa: E402
-from app.evaluation.datasets import Sample, load_samples  # noqa: E402
-from app.evaluation.metrics import recall_at_k  # noqa: E402
 
 from app.domain.text import mostly_chinese  # noqa: E402
+from app.evaluation.retrieval_metrics import recall_at_k  # noqa: E402
 from app.recall.relevance import DEFAULT_MIN_SCORE, answers  # noqa: E402
 from app.runtime import Runtime  # noqa: E402
+from hippograph.datasets import Sample, load_samples  # noqa: E402
 from scripts.eval_locomo import ADVERSARIAL, evidence_of, ingest  # noqa: E402
 from scripts.harness import add_engine_arguments, fresh_namespace, local_engines, served_api  # noqa: E402
 

@@ -272,7 +272,7 @@ def test_a_reader_explores_a_namespace_holding_private_memories_in_a_browser(
     """Another agent's private memory makes the namespace refuse analyst Cypher below admin: the
     reader still gets the overview (from the routes it may read), recall, the neighbourhood with its
     legend and the node panel, and no refusal banner; what needs analytics says so in place."""
-    from jobs.tasks import decay
+    from jobs.celery_tasks import decay
 
     ns = seeded.namespace
     with httpx.Client(base_url=seeded.url, headers=admin_headers()) as admin:
