@@ -16,7 +16,7 @@ from app.api.responses import ToolList, ToolResult
 from app.api.schemas import ToolCall
 from app.domain.inputs import InputError
 from app.memory.errors import NotFoundError
-from app.tools import TOOLS
+from app.tools import ADMIN_TOOLS, TOOLS
 
 router = APIRouter(tags=["tools"], route_class=JsonBodyRoute)
 
@@ -27,8 +27,12 @@ ToolName = Annotated[str, Path(description="one of the tools GET /v1/tools lists
 @router.get("/v1/tools", response_model=ToolList)
 def list_tools(caller: AnyKey) -> dict[str, Any]:
     """The seven tools in the OpenAI function-calling format: name, a description written for a model,
-    and `parameters` (JSON Schema). Run one with POST /v1/namespaces/{ns}/tools/{name}."""
-    return {"tools": [tool.function_spec() for tool in TOOLS.values()]}
+    and `parameters` (JSON Schema); admin keys also get `forget_memories`. Run one with
+    POST /v1/namespaces/{ns}/tools/{name}."""
+    tools = [tool.function_spec() for tool in TOOLS.values()]
+    # Admin keys also get the admin tools (forget_memories).
+    tools += [tool.function_spec() for tool in ADMIN_TOOLS.values() if caller.role.includes(tool.role)]
+    return {"tools": tools}
 
 
 @router.post("/v1/namespaces/{ns}/tools/{name}", response_model=ToolResult, responses=error_responses(404))
@@ -36,7 +40,7 @@ def run_tool(access: ReadAccess, name: ToolName, runtime: Engines, call: ToolCal
     """Run a tool on the namespace: `result` is exactly what the REST route it wraps answers. Each
     tool needs its own role (save_memory_note: writer; the others: reader). Unknown tool: 404; bad
     arguments: 422 naming `arguments.<field>`."""
-    tool = TOOLS.get(name)
+    tool = TOOLS.get(name) or ADMIN_TOOLS.get(name)
     if tool is None:
         raise NotFoundError("name", f"no tool {name!r}; GET /v1/tools lists them")
     authorize(access.caller, access.namespace, tool.role)
