@@ -101,9 +101,7 @@ def _client(runtime) -> TestClient:  # type: ignore[no-untyped-def]
     return client
 
 
-def test_forgetting_by_agent_and_by_session_removes_exactly_what_derives_from_them(
-    private, cypher, namespace
-) -> None:
+def test_forgetting_by_agent_and_by_session_removes_exactly_what_derives_from_them(private, cypher, namespace) -> None:
     runtime, restart = private
     client = _client(runtime)
     assert client.put(f"/v1/namespaces/{namespace}").status_code == 201
@@ -131,16 +129,15 @@ def test_forgetting_by_agent_and_by_session_removes_exactly_what_derives_from_th
         )
     }  # fmt: skip
     assert only_a and car_id not in only_a
-    going = turns_a | only_a | {
-        row["id"] for row in cypher("MATCH (e:Episode {namespace: $ns, session_id: 's1'}) RETURN e.id AS id", ns=namespace)
-    }
+    episode_s1 = "MATCH (e:Episode {namespace: $ns, session_id: 's1'}) RETURN e.id AS id"
+    going = turns_a | only_a | {row["id"] for row in cypher(episode_s1, ns=namespace)}
     # Entities those turns introduced that nothing else states or names (learned similarity aside).
     orphans = {
         row["id"]
         for row in cypher(
             "MATCH (e:Memory {namespace: $ns}) WHERE (e:Person OR e:Concept) AND size(e.source_turn_ids) > 0 "
-            "AND NOT EXISTS { MATCH (e)-[r]-(x) WHERE NOT x.id IN $going AND NOT type(r) IN ['SEMANTIC', 'ASSOCIATION'] } "
-            "RETURN e.id AS id",
+            "AND NOT EXISTS { MATCH (e)-[r]-(x) WHERE NOT x.id IN $going "
+            "AND NOT type(r) IN ['SEMANTIC', 'ASSOCIATION'] } RETURN e.id AS id",
             ns=namespace, going=sorted(going),
         )
     }  # fmt: skip
@@ -190,7 +187,7 @@ def test_forgetting_by_agent_and_by_session_removes_exactly_what_derives_from_th
     assert counts["provenance_dropped"] >= 1
 
     # By session, as an admin: s3 and Bob, whom nothing else names.
-    bob = {row["id"] for row in cypher("MATCH (p:Person {namespace: $ns, label: 'Bob'}) RETURN p.id AS id", ns=namespace)}
+    bob = {r["id"] for r in cypher("MATCH (p:Person {namespace: $ns, label: 'Bob'}) RETURN p.id AS id", ns=namespace)}
     assert len(bob) == 1
     by_session = client.post(f"/v1/namespaces/{namespace}/forget", json={"session_id": "s3"})
     assert by_session.status_code == 200, by_session.text
@@ -208,7 +205,8 @@ def test_forgetting_by_agent_and_by_session_removes_exactly_what_derives_from_th
     # Never recalled again, also after a restart (a new Runtime over the same engines).
     def recalls_forgotten(app: TestClient) -> list[str]:
         found = []
-        for query in ("Where did Alice go last Friday? Paris", "Where did Alice move? Berlin", "Where does Bob live? Rome"):
+        queries = ("Where did Alice go last Friday? Paris", "Where did Alice move? Berlin", "Where does Bob live? Rome")
+        for query in queries:
             found += [c["id"] for c in _recalled(app, namespace, query) if c["id"] in gone | gone2]
         return found
 

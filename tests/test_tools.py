@@ -194,7 +194,8 @@ def test_each_tool_needs_its_own_role(api, namespace, memory) -> None:  # type: 
 
 def test_the_forget_tool_is_listed_to_and_run_by_admins_only(api, namespace, memory) -> None:  # type: ignore[no-untyped-def]
     for role in ("writer", "reader"):
-        names = {tool["function"]["name"] for tool in api.get("/v1/tools", headers=bearer(memory[role])).json()["tools"]}
+        listed = api.get("/v1/tools", headers=bearer(memory[role])).json()["tools"]
+        names = {tool["function"]["name"] for tool in listed}
         assert "forget_memories" not in names and names <= SEVEN, role
     arguments = {"tags": ["beta"], "dry_run": True}
     refused = run_tool(api, namespace, "forget_memories", arguments, memory["writer"])
