@@ -271,8 +271,12 @@ class Erasure:
             plan = self._plan(tx, namespace, sources)
             return self._apply(tx, namespace, plan, now), plan
 
+        # The vectors of what is planned go first: were the graph transaction to fail, a retry (which
+        # plans from the graph) still finds these nodes; vectors deleted after it would be left behind.
+        planned = self.graph.write_transaction(lambda tx: self._plan(tx, namespace, sources))
+        self.vectors.delete(namespace, planned.gone)
         counts, plan = self.graph.write_transaction(work)
-        self.vectors.delete(namespace, plan.gone)
+        self.vectors.delete(namespace, [node for node in plan.gone if node not in set(planned.gone)])
         survivors = [n for n in plan.neighbours if n.startswith("dialogue:") and n not in set(plan.gone)]
         self.semantic.store_context(namespace, survivors)  # their windows lost a turn
         self._forget_activity(namespace, plan.gone)
