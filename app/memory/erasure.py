@@ -180,7 +180,9 @@ class Erasure:
         before = self.vectors.count(namespace)
         for chunk in _chunks(sources):
             counts.add(self._forget_chunk(namespace, chunk, now))
-        counts.vectors = before - self.vectors.count(namespace)
+        # The namespace's points before and after (the engines count no points by node): a write into
+        # the namespace meanwhile makes it an undercount, never a negative.
+        counts.vectors = max(0, before - self.vectors.count(namespace))
         audit_id = f"forget:{uuid.uuid4().hex}"
         self.graph.write(
             "erasure.record_audit", id=audit_id, namespace=namespace, at=now, role=by.role, agent_id=by.agent_id,
@@ -249,6 +251,8 @@ class Erasure:
         source_ids = [row["id"] for row in sources]
         turns = [row["id"] for row in sources if row["turn"]]
         derived = tx.run("erasure.derived_only_from", namespace=namespace, ids=turns)[0]["ids"]
+        if keep_sources:  # a corrected turn stays in its session
+            derived = [node for node in derived if not node.startswith("episode:")]
         gone = list(dict.fromkeys(([] if keep_sources else source_ids) + derived))
         inferences = tx.run("erasure.orphan_inferences", namespace=namespace, gone=gone)[0]["ids"]
         gone += [i for i in inferences if i not in gone]
