@@ -229,3 +229,15 @@ def test_forgetting_by_agent_and_by_session_removes_exactly_what_derives_from_th
     restarted.__exit__(None, None, None)
     print("forget counts (agent scribe-a, session s1):", counts)
     print("forget counts (session s3):", by_session.json()["counts"])
+
+
+def test_a_saved_dialogue_without_a_session_goes_by_time(api, namespace) -> None:  # type: ignore[no-untyped-def]
+    """A Dialogue saved through POST …/memories has no session or turn id (schemathesis found the 500)."""
+    assert api.put(f"/v1/namespaces/{namespace}").status_code == 201
+    saved = api.post(f"/v1/namespaces/{namespace}/memories",
+                     json={"type": "Dialogue", "label": "a note", "content": "a dialogue saved by hand"})  # fmt: skip
+    assert saved.status_code == 201, saved.text
+    done = api.post(f"/v1/namespaces/{namespace}/forget", json={"until": "6007-06-09T07:29:33Z"})
+    assert done.status_code == 200, done.text
+    assert done.json()["counts"]["nodes"] == {"Dialogue": 1} and done.json()["counts"]["hot_window"] == 0
+    assert api.get(f"/v1/namespaces/{namespace}/nodes/{saved.json()['id']}").status_code == 404

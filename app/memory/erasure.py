@@ -261,9 +261,8 @@ class Erasure:
         neighbours = tx.run("erasure.neighbours", namespace=namespace, gone=going)[0]["ids"]
         entities = tx.run("erasure.orphaned_entities", namespace=namespace, candidates=neighbours, gone=going)[0]
         gone += [e for e in entities["ids"] if e not in gone]
-        return _Plan(
-            gone, turns, [row["turn_id"] for row in sources if row["turn"]], neighbours, going + entities["ids"]
-        )
+        turn_ids = [row["turn_id"] for row in sources if row["turn"] and row["turn_id"] is not None]
+        return _Plan(gone, turns, turn_ids, neighbours, going + entities["ids"])
 
     def _count(self, tx: GraphTx, *, namespace: str, sources: Sequence[dict[str, Any]]) -> ForgetCounts:
         plan = self._plan(tx, namespace, sources)
@@ -321,7 +320,11 @@ class Erasure:
     ) -> tuple[int, int]:
         """The named turns' hot-window entries and dead letters: (turns in the window or pending, dead
         letters); `remove` takes them out. Turns still pending are matched by their stored records."""
-        keys = {joined_key(row["session_id"], row["turn_id"]) for row in sources if row["turn"]}
+        keys = {
+            joined_key(row["session_id"], row["turn_id"])
+            for row in sources
+            if row["turn"] and row["session_id"] is not None and row["turn_id"] is not None  # not a saved Dialogue
+        }
         records = self.hot.hgetall(self.hot_window.records_key(namespace))
         pending = self.hot.hgetall(self.hot_window.pending_key(namespace))
         for key, raw in {**records, **pending}.items():  # type: ignore[dict-item]
