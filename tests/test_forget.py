@@ -241,3 +241,21 @@ def test_a_saved_dialogue_without_a_session_goes_by_time(api, namespace) -> None
     assert done.status_code == 200, done.text
     assert done.json()["counts"]["nodes"] == {"Dialogue": 1} and done.json()["counts"]["hot_window"] == 0
     assert api.get(f"/v1/namespaces/{namespace}/nodes/{saved.json()['id']}").status_code == 404
+
+
+def test_forgetting_an_update_puts_the_value_it_superseded_back_in_force(  # type: ignore[no-untyped-def]
+    api, cypher, worker, namespace
+) -> None:
+    assert api.put(f"/v1/namespaces/{namespace}").status_code == 201
+    said = (_turn("s1", "1", "Alice", "My car is a Model Y."), _turn("s2", "1", "Alice", "My car is a Tesla.", S2))
+    for turn in said:
+        assert api.post(f"/v1/namespaces/{namespace}/turns", json={"turns": [turn], "wait": True}).status_code == 200
+    cars = (
+        "MATCH (k:Knowledge {namespace: $ns, slot: 'car', source: 'user_stated'}) "
+        "RETURN k.value AS value, k.superseded_by IS NULL AS current, k.valid_to AS until ORDER BY value"
+    )
+    before = [(row["value"], row["current"]) for row in cypher(cars, ns=namespace)]
+    assert before == [("Model Y", False), ("Tesla", True)]
+    done = api.post(f"/v1/namespaces/{namespace}/forget", json={"session_id": "s2"})
+    assert done.status_code == 200 and done.json()["counts"]["facts_restored"] == 1, done.text
+    assert cypher(cars, ns=namespace) == [{"value": "Model Y", "current": True, "until": None}]
