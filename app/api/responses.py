@@ -247,6 +247,7 @@ class NodeDetail(NodeResponse):
     relationships: list[Relationship] = Field(description="every relationship on the node, by type and ends")
 
 
+
 class DecayPoint(ResponseBody):
     """One point of a projected decay curve."""
 
@@ -362,7 +363,7 @@ class RelatedResponse(ResponseBody):
         None, description="with `edges`: the relationships among the node and its neighbours"
     )
     neighbours: int | None = Field(
-        None, description='with `fanout`: the visible nodes one hop away, shown or not (the explorer\'s "N more")'
+        None, description="with `fanout`: the visible nodes one hop away, shown or not (the explorer's \"N more\")"
     )
     truncated: bool | None = Field(
         None, description="with `fanout`: whether the fan-out or the limit left nodes within `depth` out"

@@ -103,8 +103,12 @@ class MemoryBody(Strict):
     )
 
     type: NodeType = Field(description="the node type")
-    label: NonBlank = Field(min_length=1, max_length=500, description="a short name")
-    content: NonBlank = Field(min_length=1, max_length=MAX_CONTENT_CHARS, description="the full text")
+    label: NonBlank = Field(
+        min_length=1, max_length=500, description="a short name"
+    )
+    content: NonBlank = Field(
+        min_length=1, max_length=MAX_CONTENT_CHARS, description="the full text"
+    )
     summary: str | None = Field(
         None, max_length=SUMMARY_MAX_CHARS, description="what recall shows (default: derived from the content)"
     )
@@ -196,9 +200,8 @@ class TaskBody(Strict):
     title: NonBlank = Field(min_length=1, max_length=500, description="what the task is")
     description: str | None = Field(None, min_length=1, max_length=MAX_CONTENT_CHARS, description="more detail")
     id: Text | None = Field(
-        None,
-        description="'task:<key>': sending it again creates nothing new (default: derived from title, "
-        "description and parent_id)",
+        None, description="'task:<key>': sending it again creates nothing new (default: derived from title, "
+        "description and parent_id)"
     )
     parent_id: Text | None = Field(None, description="the task it is a subtask of")
     depends_on: TaskIds = Field(default_factory=list, description="the tasks it waits for (no cycles)")
