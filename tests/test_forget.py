@@ -152,13 +152,13 @@ def test_forgetting_by_agent_and_by_session_removes_exactly_what_derives_from_th
     assert empty.status_code == 422
 
     # Dry run: the counts, nothing changed.
-    dry = client.post(f"/v1/namespaces/{namespace}/forget", json={"session_id": "s1", "dry_run": True},
+    dry = client.post(f"/v1/namespaces/{namespace}/forget", json={"agent_id": "scribe-a", "dry_run": True},
                       headers=bearer(key_a))  # fmt: skip
     assert dry.status_code == 200, dry.text
     assert _graph(cypher, namespace) == (nodes0, rels0) and _hot(runtime, namespace) == hot0
 
-    # A writer forgets what its own agent wrote (the key's agent: no agent_id needed).
-    done = client.post(f"/v1/namespaces/{namespace}/forget", json={"session_id": "s1"}, headers=bearer(key_a))
+    # By agent: a writer forgets what its own agent wrote (a filter naming no agent is bound to the key's).
+    done = client.post(f"/v1/namespaces/{namespace}/forget", json={"agent_id": "scribe-a"}, headers=bearer(key_a))
     assert done.status_code == 200, done.text
     counts = done.json()["counts"]
     nodes1, rels1 = _graph(cypher, namespace)
@@ -197,6 +197,8 @@ def test_forgetting_by_agent_and_by_session_removes_exactly_what_derives_from_th
     assert all(nodes1[n] != "Dialogue" or n == dialogue_id("s3", "1") for n in gone2)
     assert by_session.json()["counts"]["nodes"] == dict(Counter(nodes1[n] for n in gone2))
     assert runtime.vectors.vectors_of(namespace, sorted(gone2)) == {}
+    runtime_vectors_after = runtime.vectors.count(namespace)
+    assert runtime_vectors_after == vectors1 - by_session.json()["counts"]["vectors"]
 
     # Repeating it finds nothing more.
     again = client.post(f"/v1/namespaces/{namespace}/forget", json={"session_id": "s3"}).json()["counts"]
@@ -222,12 +224,17 @@ def test_forgetting_by_agent_and_by_session_removes_exactly_what_derives_from_th
     assert audit.status_code == 200, audit.text
     records = audit.json()["records"]
     assert [r["filter"] for r in records] == [{"session_id": "s3"}, {"session_id": "s3"},
-                                              {"agent_id": "scribe-a", "session_id": "s1"}]  # fmt: skip
+                                              {"agent_id": "scribe-a"}]  # fmt: skip
     assert records[2]["role"] == "writer" and records[2]["agent_id"] == "scribe-a"
     assert records[2]["counts"]["nodes"] == counts["nodes"]
     assert restarted.get(f"/v1/namespaces/{namespace}/forget/audit", headers=bearer(key_b)).status_code == 403
     restarted.__exit__(None, None, None)
-    print("forget counts (agent scribe-a, session s1):", counts)
+    print("forget counts (agent scribe-a):", counts)
+    hot2 = len(_hot(runtime, namespace)["records"])
+    totals = [(len(nodes0), sum(rels0.values()), vectors0, len(hot0["records"])),
+              (len(nodes1), sum(rels1.values()), vectors1, len(hot1["records"])),
+              (len(nodes2), sum(rels2.values()), runtime_vectors_after, hot2)]  # fmt: skip
+    print("nodes, relationships, vectors, hot-window records (before, after agent, after session):", totals)
     print("forget counts (session s3):", by_session.json()["counts"])
 
 
