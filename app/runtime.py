@@ -29,6 +29,7 @@ from app.memory.batch_writer import BatchWriter
 from app.memory.batches import Batches
 from app.memory.dead_letters import DeadLetters
 from app.memory.entity_merge import EntityMerges
+from app.memory.erasure import Erasure
 from app.memory.forgetting import Forgetting
 from app.memory.hot_window import HotWindow
 from app.memory.ingest import Ingestor
@@ -106,7 +107,8 @@ class Runtime:
         self.ingestor = Ingestor(self.graph, self.semantic, self.importance_rules, InferenceRules.load())
         self.dead_letters = DeadLetters(self.redis, self.hot_window)
         self.job_runs = JobRunLog(self.redis)  # each namespace's recent job runs
-        self.batch_writer = BatchWriter(self.ingestor, self.hot_window, self.dead_letters)
+        self.erasure = Erasure(self.graph, self.vectors, self.semantic, self.redis, self.hot_window, self.dead_letters)
+        self.batch_writer = BatchWriter(self.ingestor, self.hot_window, self.dead_letters, erasure=self.erasure)
         self.recall = Recall(
             self.graph,
             self.vectors,

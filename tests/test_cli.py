@@ -207,6 +207,26 @@ def test_dead_letters_list_replay_discard(live_api: str, admin: Any, runtime: An
     assert missing.returncode == 1 and "not_found" in missing.stderr and "Traceback" not in missing.stderr
 
 
+def test_forget_and_its_audit(live_api: str, admin: Any, runtime: Any, namespace: str) -> None:
+    admin.save_memory("Knowledge", "Launch date", "The launch is on May 3", tags=["launch"], id="knowledge:launch")
+    # A turn still pending (no worker here): forgetting its session takes it out of the hot window.
+    admin.post_turns([{"session_id": "s9", "turn_id": "1", "speaker": "Ann", "text": "I moved to Lisbon"}])
+    assert runtime.hot_window.pending_keys(namespace)
+    dry = run_cli(live_api, namespace, "forget", "--tag", "launch", "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert json.loads(dry.stdout)["dry_run"] is True and json.loads(dry.stdout)["counts"]["nodes"] == {"Knowledge": 1}
+    assert admin.get_node("knowledge:launch").id == "knowledge:launch"
+    done = run_cli(live_api, namespace, "forget", "--tag", "launch", "--yes")
+    assert done.returncode == 0 and json.loads(done.stdout)["audit_id"].startswith("forget:"), done.stderr
+    by_client = admin.forget(session_id="s9")
+    assert by_client.counts.hot_window == 1 and runtime.hot_window.pending_keys(namespace) == []
+    audit = run_cli(live_api, namespace, "forget-audit")
+    assert audit.returncode == 0 and "launch" in audit.stdout and "s9" in audit.stdout, audit.stderr
+    assert [record.filter for record in admin.forget_audit().records] == [{"session_id": "s9"}, {"tags": ["launch"]}]
+    empty = run_cli(live_api, namespace, "forget", "--yes")
+    assert empty.returncode == 1 and "invalid_request" in empty.stderr and "Traceback" not in empty.stderr
+
+
 def test_tasks(live_api: str, admin: Any, namespace: str, tmp_path: Path) -> None:
     note = admin.save_memory("Knowledge", "Billing DB", "Billing runs on Postgres 16")
     created = run_cli(live_api, namespace, "tasks", "create", "Migrate billing", "--id", "task:migrate",

@@ -219,7 +219,8 @@ def test_memory_listing_pages_and_tools(hg: Any) -> None:
     every = hg.iter_memories(limit=2, tags="launch")
     assert sorted(card.id for card in every) == sorted(node.id for node in saved)
     tools = hg.list_tools()
-    assert len(tools.tools) == 7 and {t.function.name for t in tools.tools} >= {"recall_memory", "memory_search"}
+    # An admin key: the seven tools and the admin tool.
+    assert len(tools.tools) == 8 and {t.function.name for t in tools.tools} >= {"recall_memory", "forget_memories"}
     ran = hg.run_tool("memory_search", {"tags": ["launch"], "limit": 2})
     assert ran.tool == "memory_search"
     assert ran.result == first.model_dump(mode="json")

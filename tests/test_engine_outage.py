@@ -40,6 +40,7 @@ BODY_EXAMPLES: dict[str, Callable[[str], Any]] = {
     "LinkBody": lambda ns: {"source_id": SEED_NODE_ID, "target_id": "knowledge:other", "type": "ASSOCIATION"},
     "NodePatchBody": lambda ns: {"tags": ["outage"]},
     "TurnsBody": lambda ns: {"turns": [{"session_id": "s1", "turn_id": "1", "speaker": "Alice", "text": "Hello"}]},
+    "ForgetBody": lambda ns: {"session_id": "s1"},
     "RecallBody": lambda ns: {"query": "what was written?"},
     "ChainBody": lambda ns: {"task_id": "task:outage"},
     "KeyBody": lambda ns: {"namespace": ns, "role": "reader", "agent_id": "outage-test"},

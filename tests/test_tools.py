@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft7Validator, Draft202012Validator
 
-from app.tools import TOOLS
+from app.tools import ADMIN_TOOLS, TOOLS
 from app.tools.catalog import NoteArguments
 from app.tools.definition import inline_refs
 from tests.conftest import bearer
@@ -45,8 +45,8 @@ def comparable(result: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_every_tool_schema_is_valid_json_schema_without_refs() -> None:
-    assert set(TOOLS) == SEVEN
-    for tool in TOOLS.values():
+    assert set(TOOLS) == SEVEN and set(ADMIN_TOOLS) == {"forget_memories"}
+    for tool in (TOOLS | ADMIN_TOOLS).values():
         parameters = tool.parameters()
         Draft202012Validator.check_schema(parameters)
         Draft7Validator.check_schema(parameters)
@@ -81,11 +81,11 @@ def test_list_tools_answers_openai_function_schemas(api) -> None:  # type: ignor
     response = api.get("/v1/tools")
     assert response.status_code == 200, response.text
     tools = response.json()["tools"]
-    assert {tool["function"]["name"] for tool in tools} == SEVEN
+    assert {tool["function"]["name"] for tool in tools} == SEVEN | set(ADMIN_TOOLS)  # `api` sends an admin key
     for tool in tools:
         assert tool["type"] == "function"
         assert set(tool["function"]) == {"name", "description", "parameters"}
-        assert tool["function"]["parameters"] == TOOLS[tool["function"]["name"]].parameters()
+        assert tool["function"]["parameters"] == (TOOLS | ADMIN_TOOLS)[tool["function"]["name"]].parameters()
 
 
 def test_a_key_is_listed_the_tools_its_role_may_run(api, namespace) -> None:  # type: ignore[no-untyped-def]
@@ -198,3 +198,23 @@ def test_each_tool_needs_its_own_role(api, namespace, memory) -> None:  # type: 
     assert allowed.status_code == 200, allowed.text
     other = run_tool(api, f"{namespace}-other", "recall_memory", {"query": "beta"}, memory["writer"])
     assert other.status_code == 403, other.text
+
+
+def test_the_forget_tool_is_listed_to_and_run_by_admins_only(api, namespace, memory) -> None:  # type: ignore[no-untyped-def]
+    for role in ("writer", "reader"):
+        listed = api.get("/v1/tools", headers=bearer(memory[role])).json()["tools"]
+        names = {tool["function"]["name"] for tool in listed}
+        assert "forget_memories" not in names and names <= SEVEN, role
+    arguments = {"tags": ["beta"], "dry_run": True}
+    refused = run_tool(api, namespace, "forget_memories", arguments, memory["writer"])
+    assert refused.status_code == 403 and "admin" in refused.json()["error"]["message"], refused.text
+    note = {"content": "The beta ships on a Tuesday", "tags": ["beta"]}
+    saved = run_tool(api, namespace, "save_memory_note", note, memory["writer"]).json()["result"]
+    dry = run_tool(api, namespace, "forget_memories", arguments)
+    assert dry.status_code == 200, dry.text
+    assert dry.json()["result"] == api.post(f"/v1/namespaces/{namespace}/forget", json=arguments).json()
+    assert dry.json()["result"]["counts"]["nodes"] == {"Knowledge": 1}
+    done = run_tool(api, namespace, "forget_memories", {"tags": ["beta"]}).json()["result"]
+    assert done["counts"]["nodes"] == {"Knowledge": 1} and done["audit_id"].startswith("forget:")
+    assert api.get(f"/v1/namespaces/{namespace}/nodes/{saved['id']}").status_code == 404
+    assert run_tool(api, namespace, "forget_memories", {}).json()["error"]["field"] == "arguments"

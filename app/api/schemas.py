@@ -22,6 +22,7 @@ from pydantic import (
 from app.context.breaker import Step, call_signature
 from app.domain.inputs import (
     MAX_CAPACITY,
+    InputError,
     NewLink,
     NewMemory,
     check_identifier,
@@ -37,6 +38,7 @@ from app.domain.turns import MAX_METADATA_DEPTH, Turn
 from hippograph.vocabulary import MAX_TURNS_PER_BATCH
 
 if TYPE_CHECKING:  # the recall service pulls the engines; these models stay import-light for clients
+    from app.memory.erasure import ForgetFilter
     from app.memory.tasks import NewTask, TaskChange
     from app.recall.listing import ListingFilter
     from app.recall.service import RecallRequest
@@ -295,6 +297,12 @@ class TurnBody(Strict):
     metadata: dict[str, Any] | None = Field(
         None, description=f"free-form JSON stored with the turn, at most {MAX_METADATA_DEPTH} levels deep"
     )
+    replace: Flag = Field(
+        False,
+        description="a correction: this text and speaker supersede the ones accepted before for this "
+        "(session_id, turn_id), whose facts and vectors are derived again; the old version is kept in the "
+        "turn's `history`. Without it, another text or speaker for an accepted turn answers 409",
+    )
 
     @field_validator("text")
     @classmethod
@@ -316,7 +324,16 @@ class TurnBody(Strict):
         timestamp = self.timestamp or now
         if timestamp.tzinfo is None:
             timestamp = timestamp.replace(tzinfo=UTC)
-        return Turn(self.session_id, self.turn_id, self.speaker, self.text, timestamp, self.metadata or {}, agent_id)
+        return Turn(
+            self.session_id,
+            self.turn_id,
+            self.speaker,
+            self.text,
+            timestamp,
+            self.metadata or {},
+            agent_id,
+            self.replace,
+        )
 
 
 class TurnsBody(Strict):
@@ -341,6 +358,50 @@ class TurnsBody(Strict):
 def _utc(value: datetime | None) -> datetime | None:
     """A time without a zone is read as UTC (as turn timestamps are)."""
     return value.replace(tzinfo=UTC) if value is not None and value.tzinfo is None else value
+
+
+class ForgetBody(Strict):
+    """Forgetting on request: what to forget (every field given must hold; at least one), or with
+    `dry_run` what would go."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {"agent_id": "planner", "session_id": "s1"},
+                {"turn_ids": ["3"], "session_id": "s1", "dry_run": True},
+            ]
+        }
+    )
+
+    agent_id: Text | None = Field(None, description="what this agent wrote (a writer key: its own agent only)")
+    session_id: Text | None = Field(None, description="the turns of this session")
+    turn_ids: list[Text] | None = Field(None, min_length=1, max_length=1000, description="turns with these turn ids")
+    tags: list[Text] | None = Field(None, min_length=1, max_length=50, description="saved memories with all these tags")
+    since: Time | None = Field(None, description="said (a turn's timestamp) or saved (created_at) at or after this")
+    until: Time | None = Field(None, description="said or saved before this")
+    dry_run: Flag = Field(False, description="count what would go, change nothing")
+
+    @model_validator(mode="after")
+    def names_something(self) -> ForgetBody:
+        if all(getattr(self, name) is None for name in FORGET_FILTER_FIELDS):
+            raise ValueError(f"name at least one of {', '.join(FORGET_FILTER_FIELDS)} (forgetting everything is "
+                             "DELETE /v1/namespaces/{ns})")  # fmt: skip
+        return self
+
+    def to_domain(self) -> ForgetFilter:
+        from app.memory.erasure import ForgetFilter
+
+        since, until = _utc(self.since), _utc(self.until)
+        if since is not None and until is not None and until <= since:
+            raise InputError("until", "must be after since")
+        return ForgetFilter(
+            agent_id=self.agent_id, session_id=self.session_id,
+            turn_ids=tuple(self.turn_ids) if self.turn_ids is not None else None,
+            tags=tuple(self.tags) if self.tags is not None else None, since=since, until=until,
+        )  # fmt: skip
+
+
+FORGET_FILTER_FIELDS = ("agent_id", "session_id", "turn_ids", "tags", "since", "until")
 
 
 class RecallBody(Strict):

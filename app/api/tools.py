@@ -15,7 +15,7 @@ from app.api.errors import error_responses, field_path
 from app.api.schemas import ToolCall
 from app.domain.inputs import InputError
 from app.memory.errors import NotFoundError
-from app.tools import TOOLS
+from app.tools import ADMIN_TOOLS, TOOLS
 from hippograph.responses import ToolList, ToolResult
 
 router = APIRouter(tags=["tools"], route_class=JsonBodyRoute)
@@ -28,8 +28,10 @@ ToolName = Annotated[str, Path(description="one of the tools GET /v1/tools lists
 def list_tools(caller: AnyKey) -> dict[str, Any]:
     """The tools this key's role may run, in the OpenAI function-calling format: name, a description
     written for a model, and `parameters` (JSON Schema); all seven to a writer or admin, the six that
-    only read to a reader (no `save_memory_note`). Run one with POST /v1/namespaces/{ns}/tools/{name}."""
-    return {"tools": [tool.function_spec() for tool in TOOLS.values() if caller.role.includes(tool.role)]}
+    only read to a reader (no `save_memory_note`), and `forget_memories` to an admin as well. Run one
+    with POST /v1/namespaces/{ns}/tools/{name}."""
+    tools = [*TOOLS.values(), *ADMIN_TOOLS.values()]
+    return {"tools": [tool.function_spec() for tool in tools if caller.role.includes(tool.role)]}
 
 
 @router.post("/v1/namespaces/{ns}/tools/{name}", response_model=ToolResult, responses=error_responses(404))
@@ -37,7 +39,7 @@ def run_tool(access: ReadAccess, name: ToolName, runtime: Engines, call: ToolCal
     """Run a tool on the namespace: `result` is exactly what the REST route it wraps answers. Each
     tool needs its own role (save_memory_note: writer; the others: reader). Unknown tool: 404; bad
     arguments: 422 naming `arguments.<field>`."""
-    tool = TOOLS.get(name)
+    tool = TOOLS.get(name) or ADMIN_TOOLS.get(name)
     if tool is None:
         raise NotFoundError("name", f"no tool {name!r}; GET /v1/tools lists them")
     authorize(access.caller, access.namespace, tool.role)

@@ -37,7 +37,7 @@ WAIT_TIMEOUT_S = 600.0
     responses={
         202: {"model": TurnsAccepted, "description": "the turns are in the hot window; a task runs the tracks"},
         200: {"model": TurnsIngested, "description": "`wait`: the tracks have run"},
-        **error_responses(404, 504),
+        **error_responses(404, 409, 504),
     },
 )
 async def post_turns(
@@ -45,7 +45,9 @@ async def post_turns(
 ) -> dict[str, Any]:
     """Turns land in the hot window at once (searchable before the tracks run); a task runs the
     tracks. 202 with the node ids; with `wait`, 200 once every track has run. Retrying the same
-    (session_id, turn_id) creates nothing new. Each turn records the key's agent."""
+    (session_id, turn_id) creates nothing new; the same key with another text or speaker answers 409
+    naming the field, unless the turn says `"replace": true` (a correction). Each turn records the
+    key's agent."""
     ns = access.namespace
     await run_in_threadpool(runtime.namespaces.require_known, ns)  # Redis: no Neo4j on this path
     now = datetime.now(UTC)

@@ -21,6 +21,7 @@ class Turn:
     timestamp: datetime  # timezone-aware
     metadata: dict[str, Any] = field(default_factory=dict)
     agent_id: str | None = None  # the writing key's agent
+    replace: bool = False  # a correction: supersedes the text and speaker accepted before (kept in history)
 
     @property
     def key(self) -> str:

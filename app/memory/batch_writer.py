@@ -23,6 +23,7 @@ import redis.exceptions
 
 from app.errors import EngineUnavailable
 from app.memory.dead_letters import DeadLetter, DeadLetters
+from app.memory.erasure import Erasure
 from app.memory.hot_window import HotWindow, decode_turn
 from app.memory.ingest import Ingestor, IngestReport, SequencedTurn
 
@@ -54,12 +55,24 @@ class PendingTurn:
 
 class BatchWriter:
     def __init__(
-        self, ingestor: Ingestor, hot_window: HotWindow, dead_letters: DeadLetters, pause_s: float = SOLO_PAUSE_S
+        self,
+        ingestor: Ingestor,
+        hot_window: HotWindow,
+        dead_letters: DeadLetters,
+        pause_s: float = SOLO_PAUSE_S,
+        erasure: Erasure | None = None,
     ) -> None:
         self.ingestor = ingestor
         self.hot_window = hot_window
         self.dead_letters = dead_letters
         self.pause_s = pause_s
+        self.erasure = erasure  # corrections (`replace` turns): the old version's derivations go first
+
+    def _ingest(self, namespace: str, items: Sequence[SequencedTurn], now: datetime, link: bool) -> IngestReport:
+        corrections = [item for item in items if item.turn.replace]
+        if corrections and self.erasure is not None:
+            self.erasure.correct(namespace, [self.ingestor._turn_row(item, now) for item in corrections], now)
+        return self.ingestor.ingest(namespace, items, now, link)
 
     def write(
         self,
@@ -81,7 +94,7 @@ class BatchWriter:
             except Exception as exc:  # an unreadable record: no retry can read it
                 aside.append(self._put_aside(namespace, key, record, exc, 1, now, batch_id))
         try:
-            report = self.ingestor.ingest(namespace, [turn.item for turn in readable], now, link)
+            report = self._ingest(namespace, [turn.item for turn in readable], now, link)
         except OUTAGE_ERRORS:
             raise
         except Exception as exc:
@@ -102,7 +115,7 @@ class BatchWriter:
     ) -> IngestReport:
         for attempt in range(1, SOLO_ATTEMPTS + 1):
             try:
-                report = self.ingestor.ingest(namespace, [turn.item], now, link)
+                report = self._ingest(namespace, [turn.item], now, link)
             except OUTAGE_ERRORS:
                 raise
             except Exception as exc:

@@ -16,6 +16,13 @@ however often it is queued.
 A queued batch's claim is marked as such (`QUEUED` before its owner): a running task may take
 such turns over (`coalesce`), so many small batches queued behind it are written as one larger
 one; it notes whose they were (`stolen`), and their own task, when it runs, waits for them.
+
+Conflicting writes: each (session_id, turn_id) ever accepted keeps a content digest (`digests`: turn
+key -> SHA-1 prefixes of its text and speaker; never trimmed, unlike the window; gone with a
+forgetting of the turn or with the namespace). A turn sent again with another text or speaker is
+refused (409 naming the field) before anything is stored, by Redis alone, so acknowledging turns
+still needs no Neo4j. A turn sent with `replace` takes the new content (the worker then corrects the
+stored turn, `Erasure.correct`).
 """
 
 from __future__ import annotations
@@ -33,6 +40,7 @@ import redis
 
 from app.domain.text import tokens
 from app.domain.turns import Turn
+from app.memory.errors import ConflictError
 from app.stores.hot import namespace_key
 
 DEFAULT_MAX_TURNS = 5000
@@ -81,6 +89,40 @@ for _, key in ipairs(redis.call('hkeys', KEYS[1])) do
 end
 return taken
 """.replace("__QUEUED__", QUEUED)
+# The conflict check and the digests (KEYS[1]) of ARGV, in triples (turn key, text, speaker) then a
+# replace flag each: a turn whose stored digest differs in text or speaker, and that is not a
+# replacement, is a conflict ("<index> text" / "<index> speaker", 1-based); a turn with no digest is
+# compared with its window record (KEYS[2]; turns accepted before digests were kept). Any conflict:
+# nothing is stored and the conflicts are returned. Else every turn's digest is stored (a
+# replacement's overwritten) and an empty list returned.
+_CHECK_DIGESTS = """
+local n = (#ARGV) / 4
+local digests, conflicts = {}, {}
+for i = 1, n do
+  local key, text, speaker, replace = ARGV[i], ARGV[n + 2 * i - 1], ARGV[n + 2 * i], ARGV[3 * n + i]
+  local digest = string.sub(redis.sha1hex(text), 1, 16) .. ' ' .. string.sub(redis.sha1hex(speaker), 1, 16)
+  digests[i] = digest
+  if replace ~= '1' then
+    local stored = redis.call('hget', KEYS[1], key)
+    local stored_text, stored_speaker = nil, nil
+    if stored then
+      stored_text, stored_speaker = string.match(stored, '^(%S+) (%S+)$')
+      if stored_text ~= string.sub(digest, 1, 16) then conflicts[#conflicts + 1] = i .. ' text'
+      elseif stored_speaker ~= string.sub(digest, 18) then conflicts[#conflicts + 1] = i .. ' speaker' end
+    else
+      local record = redis.call('hget', KEYS[2], key)
+      if record then
+        local turn = cjson.decode(record)
+        if turn['text'] ~= text then conflicts[#conflicts + 1] = i .. ' text'
+        elseif turn['speaker'] ~= speaker then conflicts[#conflicts + 1] = i .. ' speaker' end
+      end
+    end
+  end
+end
+if #conflicts > 0 then return conflicts end
+for i = 1, n do redis.call('hset', KEYS[1], ARGV[i], digests[i]) end
+return {}
+"""
 # Drops the claims (KEYS[1]) on ARGV[2:] that owner ARGV[1] holds.
 _RELEASE = """
 local released = 0
@@ -111,6 +153,7 @@ def decode_turn(raw: str) -> tuple[Turn, dict[str, Any]]:
         timestamp=datetime.fromisoformat(record["timestamp"]),
         metadata=record.get("metadata") or {},
         agent_id=record.get("agent_id"),
+        replace=bool(record.get("replace", False)),
     )
     return turn, {"node_id": record["node_id"], "seq": record["seq"]}
 
@@ -147,14 +190,48 @@ class HotWindow:
         """The hash of the namespace's turns waiting for the write tracks (turn key -> record)."""
         return namespace_key(namespace, "hot", "pending")
 
+    def records_key(self, namespace: str) -> str:
+        """The hash of the window's turn records (turn key -> record), trimmed to `max_turns`."""
+        return self._keys(namespace)[1]
+
+    def digests_key(self, namespace: str) -> str:
+        """The hash of every accepted turn's content digest (turn key -> "text speaker")."""
+        return namespace_key(namespace, "hot", "digests")
+
+    def check_conflicts(self, namespace: str, turns: Sequence[Turn]) -> None:
+        """ConflictError naming `turns[i].text` (or `.speaker`) for the first turn sent again with other
+        content and without `replace`; else the turns' digests are stored (one script: atomic, so two
+        posts of one turn with different texts cannot both pass)."""
+        if not turns:
+            return
+        args = [turn.key for turn in turns]
+        args += [part for turn in turns for part in (turn.text, turn.speaker)]
+        args += ["1" if turn.replace else "0" for turn in turns]
+        conflicts = self.client.eval(_CHECK_DIGESTS, 2, self.digests_key(namespace), self.records_key(namespace), *args)
+        if conflicts:
+            index, name = str(conflicts[0]).split(" ")  # type: ignore[index]
+            turn = turns[int(index) - 1]
+            raise ConflictError(
+                f"turns[{int(index) - 1}].{name}",
+                f"turn ({turn.session_id!r}, {turn.turn_id!r}) was already accepted with another {name}; "
+                'send it with "replace": true to correct it',
+            )
+
     def add(self, namespace: str, turns: Sequence[Turn], node_ids: Sequence[str]) -> list[bool]:
-        """Store the turns; returns, per turn, whether it was new. Arrival order is kept in `seq`."""
+        """Store the turns; returns, per turn, whether it was new. Arrival order is kept in `seq`. A
+        turn already accepted with other content raises ConflictError (nothing stored); a `replace`
+        turn overwrites its record and counts as new."""
+        self.check_conflicts(namespace, turns)
         order, records, seq_key = self._keys(namespace)
         first_seq = int(self.client.incrby(seq_key, len(turns))) - len(turns)  # type: ignore[arg-type]
         pipe = self.client.pipeline(transaction=True)
         for index, (turn, node_id) in enumerate(zip(turns, node_ids, strict=True)):
-            pipe.hsetnx(records, turn.key, _encode(turn, node_id, first_seq + index))
-        added = [bool(flag) for flag in pipe.execute()]
+            record = _encode(turn, node_id, first_seq + index)
+            if turn.replace:
+                pipe.hset(records, turn.key, record)
+            else:
+                pipe.hsetnx(records, turn.key, record)
+        added = [bool(flag) or turn.replace for flag, turn in zip(pipe.execute(), turns, strict=True)]
         pipe = self.client.pipeline(transaction=True)
         for turn, new in zip(turns, added, strict=True):
             if new:
@@ -203,6 +280,19 @@ class HotWindow:
             pipe.hdel(self.claims_key(namespace), *keys)
             pipe.hdel(self.stolen_key(namespace), *keys)
             pipe.execute()
+
+    def remove(self, namespace: str, keys: Sequence[str]) -> None:
+        """Forget turns (app/memory/erasure.py): out of the window, the pending hash, the claims and
+        the digests, in one transaction."""
+        if not keys:
+            return
+        order, records, _ = self._keys(namespace)
+        pipe = self.client.pipeline(transaction=True)
+        pipe.zrem(order, *keys)
+        for key in (records, self.pending_key(namespace), self.claims_key(namespace), self.stolen_key(namespace),
+                    self.digests_key(namespace)):  # fmt: skip
+            pipe.hdel(key, *keys)
+        pipe.execute()
 
     def claims_key(self, namespace: str) -> str:
         """The hash of the pending turns' claims (turn key -> "owner expiry")."""

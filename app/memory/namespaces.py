@@ -129,6 +129,7 @@ class Namespaces:
         deleted = self.graph.run_batched("namespace.delete_memories", namespace=namespace)[0]["deleted"]
         self.graph.write("entity.delete_records", namespace=namespace)  # aliases and merge records
         self.vectors.delete_namespace(namespace)
+        self.graph.write("erasure.delete_audit", namespace=namespace)  # its forgettings' audit records
         self.graph.write("namespace.delete", namespace=namespace)
         # Again at the end: a turn post that read the namespace from Neo4j meanwhile may have set it.
         self.hot.delete(self.exists_marker(namespace))

@@ -181,6 +181,7 @@ NODE_PROPERTIES: dict[str, PropertyCheck] = {
     "source_turn_ids": _texts,
     **dict.fromkeys(("aliases", "alias_keys", "merged_ids"), _texts),
     "tags": _texts,
+    "history": _texts,  # a corrected turn's former versions (JSON texts; app/memory/erasure.py)
 }
 RELATIONSHIP_PROPERTIES: dict[str, PropertyCheck] = {
     **dict.fromkeys(("created_at", "last_reinforced"), _time),

@@ -10,6 +10,7 @@ from pydantic import Field
 from app.analytics.named_queries import AnalyticsCatalog
 from app.api.access import Access
 from app.api.analytics import query_graph
+from app.api.forget import run_forget
 from app.api.memories import search_memories, store_memory, visible_node
 from app.api.recall import follow_chain, neighbourhood_of, recall_cards
 from app.api.schemas import (
@@ -17,6 +18,7 @@ from app.api.schemas import (
     ChainBody,
     CypherBody,
     Flag,
+    ForgetBody,
     MemoryBody,
     MemorySearchQuery,
     Number,
@@ -203,3 +205,25 @@ _TOOLS = [
 ]
 
 TOOLS: dict[str, Tool] = {tool.name: tool for tool in _TOOLS}
+
+# Tools listed to admin keys only, beside the seven (GET /v1/tools, MCP): what a model may be given to
+# act on the memory as a whole rather than to use it.
+ADMIN_TOOLS: dict[str, Tool] = {
+    tool.name: tool
+    for tool in [
+        Tool(
+            name="forget_memories",
+            description=(
+                "Forget for good what a filter names, with everything derived from it alone: the turns of an "
+                "agent (`agent_id`), of a session (`session_id`), given turn ids (`turn_ids`), saved memories "
+                "with all of some `tags`, said or saved between `since` and `until` (every field given must "
+                "hold; at least one). Facts another surviving turn also states stay. Set `dry_run` first to "
+                "see the counts of what would go; the answer counts what went and names the audit record. "
+                "Only when a user asks to forget something: it cannot be undone."
+            ),
+            arguments=ForgetBody,
+            role=Role.ADMIN,
+            run=run_forget,
+        ),
+    ]
+}

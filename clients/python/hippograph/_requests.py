@@ -30,6 +30,8 @@ from hippograph.responses import (
     DeadLetterReplayed,
     DecayCurve,
     EntityMergeResponse,
+    ForgetAuditList,
+    ForgetResult,
     HealthResponse,
     ImportResponse,
     JobRunList,
@@ -434,6 +436,35 @@ def list_job_runs(
 ) -> Call[JobRunList]:
     """The background jobs' recent runs on the namespace, newest first (`job`: only that job's)."""
     return Call(model(JobRunList), namespace=namespace, params=query(limit=limit, job=job))
+
+
+# Forgetting on request.
+
+
+@endpoint("POST", "/v1/namespaces/{ns}/forget", idempotent=True)  # a repeat finds nothing more to forget
+def forget(
+    *,
+    agent_id: str | None = None,
+    session_id: str | None = None,
+    turn_ids: Sequence[str] | None = None,
+    tags: Sequence[str] | None = None,
+    since: datetime | str | None = None,
+    until: datetime | str | None = None,
+    dry_run: bool = False,
+    namespace: str | None = None,
+) -> Call[ForgetResult]:
+    """Forget the turns and memories the filter names and what derives from them alone (a writer key:
+    its own agent's only); `dry_run` counts what would go. Answers the counts and the audit record's id."""
+    return Call(model(ForgetResult), namespace=namespace, json=body(
+        agent_id=agent_id, session_id=session_id, turn_ids=_many(turn_ids), tags=_many(tags), since=since,
+        until=until, dry_run=dry_run or None,
+    ))  # fmt: skip
+
+
+@endpoint("GET", "/v1/namespaces/{ns}/forget/audit", idempotent=True)
+def forget_audit(*, limit: int | None = None, namespace: str | None = None) -> Call[ForgetAuditList]:
+    """The namespace's forgettings, newest first (admin): who, when, the filter, the counts."""
+    return Call(model(ForgetAuditList), namespace=namespace, params=query(limit=limit))
 
 
 # The read path.

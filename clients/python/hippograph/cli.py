@@ -269,6 +269,45 @@ def dead_letters_discard(
     err.print(f"discarded {dead_letter_id}")
 
 
+# Forgetting on request.
+
+FORGET_AUDIT_COLUMNS = ("at", "role", "agent_id", "filter", "counts")
+
+
+@app.command("forget")
+def forget_command(
+    agent: Annotated[str | None, typer.Option("--agent", help="what this agent wrote (a writer key: its own)")] = None,
+    session: Annotated[str | None, typer.Option("--session", help="the turns of this session")] = None,
+    turn: Annotated[list[str] | None, typer.Option("--turn", help="a turn id (repeatable)")] = None,
+    tag: Annotated[list[str] | None, typer.Option("--tag", help="saved memories with this tag (repeatable)")] = None,
+    since: Annotated[str | None, typer.Option("--since", help="said or saved at or after (ISO 8601)")] = None,
+    until: Annotated[str | None, typer.Option("--until", help="said or saved before (ISO 8601)")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="count what would go, change nothing")] = False,
+    yes: Annotated[bool, typer.Option("--yes", help="do not ask")] = False,
+) -> None:
+    """Forget from --namespace what the filter names and what derives from it alone; prints the counts."""
+    if not dry_run and not yes:
+        typer.confirm("Forget what this filter names, for good?", abort=True)
+    with client() as hg:
+        done = hg.forget(agent_id=agent, session_id=session, turn_ids=turn or None, tags=tag or None, since=since,
+                         until=until, dry_run=dry_run, namespace=namespace_of())  # fmt: skip
+    print_json(dump(done))
+
+
+@app.command("forget-audit")
+def forget_audit_command(
+    limit: Annotated[int | None, typer.Option("--limit", help="records at most")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
+) -> None:
+    """The forgettings of --namespace, newest first (admin): who, when, the filter, the counts."""
+    with client() as hg:
+        items = [dump(item) for item in hg.forget_audit(limit=limit, namespace=namespace_of()).records]
+    if as_json:
+        print_json(items)
+    else:
+        out.print(table(items, FORGET_AUDIT_COLUMNS, "forgettings"))
+
+
 # Background jobs.
 
 JOB_RUN_COLUMNS = ("job", "started_at", "duration_ms", "outcome", "counts", "error")

@@ -58,6 +58,8 @@ class Routes:
     post_turns = r.post_turns
     get_batch = r.get_batch
     list_dead_letters = r.list_dead_letters
+    forget = r.forget
+    forget_audit = r.forget_audit
     replay_dead_letter = r.replay_dead_letter
     discard_dead_letter = r.discard_dead_letter
     list_job_runs = r.list_job_runs

@@ -877,3 +877,63 @@ class EntityMergeResponse(ResponseBody):
     changed: bool = Field(description="false: the merge (or split) was done already, nothing changed")
     moved_relationships: int = Field(description="relationships the merge gave the survivor (a split takes them back)")
     node: NodeResponse | None = Field(None, description="the survivor after a merge; the restored node after a split")
+
+
+# -- forgetting on request -------------------------------------------------------------------------
+
+
+class ForgetCountsResponse(ResponseBody):
+    """What a forgetting removed (with `dry_run`: would remove)."""
+
+    nodes: dict[str, int] = Field(
+        description="nodes per type: the turns and memories named, and what derived from them alone"
+    )
+    total_nodes: int = Field(description="the sum of `nodes`")
+    relationships: int = Field(description="relationships on those nodes (each once)")
+    vectors: int = Field(description="points of the vector tier removed (0 in a dry run: not counted ahead)")
+    hot_window: int = Field(description="turns taken out of the hot window (written or still pending)")
+    dead_letters: int = Field(description="dead letters of the turns named")
+    facts_restored: int = Field(description="superseded fact versions in force again because their successor went")
+    provenance_dropped: int = Field(description="surviving nodes (facts another turn states, speakers, sessions) "
+                                    "that lost the forgotten turns from their sources")  # fmt: skip
+
+
+class ForgetResult(ResponseBody):
+    """The counts of what went (or would go)."""
+
+    dry_run: bool = Field(description="true: nothing was changed, the counts say what would go")
+    counts: ForgetCountsResponse = Field(description="what went")
+    audit_id: str | None = Field(None, description="the audit record of this forgetting (not in a dry run)")
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "dry_run": False, "audit_id": "forget:3f2a9c0d1e7b4a5c8d6e0f1a2b3c4d5e",
+        "counts": {"nodes": {"Dialogue": 4, "Knowledge": 3, "Experience": 1, "Episode": 1}, "total_nodes": 9,
+                   "relationships": 21, "vectors": 12, "hot_window": 4, "dead_letters": 0, "facts_restored": 1,
+                   "provenance_dropped": 2},
+    }]})  # fmt: skip
+
+
+class ForgetAuditRecord(ResponseBody):
+    """One forgetting: who, when, what was asked, what went."""
+
+    id: str = Field(description="the record's id (`forget:…`)")
+    at: datetime = Field(description="when")
+    role: str = Field(description="the role of the key that asked")
+    agent_id: str | None = Field(None, description="the agent of the key that asked")
+    key_id: str | None = Field(
+        None, description="the id of the key that asked (`bootstrap` for the bootstrap admin key)"
+    )
+    filter: dict[str, Any] = Field(description="the filter as given")
+    counts: dict[str, Any] = Field(description="what went (as the forgetting answered)")
+
+
+class ForgetAuditList(ResponseBody):
+    """The namespace's forgettings, newest first."""
+
+    records: list[ForgetAuditRecord] = Field(description="newest first")
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{"records": [{
+        "id": "forget:3f2a9c0d1e7b4a5c8d6e0f1a2b3c4d5e", "at": "2026-12-01T09:30:00+00:00", "role": "writer",
+        "agent_id": "planner", "key_id": "k1b2c3d4e5f6a7b8c9d0e1f2", "filter": {"session_id": "s1"},
+        "counts": {"total_nodes": 9},
+    }]}]})  # fmt: skip
