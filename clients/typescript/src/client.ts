@@ -100,13 +100,14 @@ export class Hippograph {
   async namespaceFor(on?: On): Promise<string> {
     if (on?.namespace) return on.namespace;
     if (this.namespace) return this.namespace;
-    const names = (await this.listNamespaces()).items.map((item) => item.name);
-    if (names.length !== 1) {
-      throw new Error(`namespace: this key sees ${names.length} namespaces (${names.slice(0, 5).join(", ") || "none"}); name one`);
+    const identity = await this.whoAmI();  // the key's own namespace, as the Python client asks it
+    if (!identity.namespace) {
+      throw new Error("namespace: this key (the bootstrap admin) holds every namespace; name one");
     }
-    this.namespace = names[0];
-    return names[0];
+    this.namespace = identity.namespace;
+    return identity.namespace;
   }
+
 
   /** Sends one call of `route`, retried by the policy when the route is idempotent. */
   async send<T>(route: Route, call: Call = {}): Promise<T> {
@@ -219,6 +220,23 @@ export class Hippograph {
   /** Forget a node: it, its relationships and its vector are erased. */
   async forgetNode(nodeId: string, on?: On): Promise<void> {
     await this.send(ROUTES.forgetNode, { on, pathParams: { node_id: nodeId }, read: "none" });
+  }
+
+  /** Merge two entity nodes into one (admin); the merged id answers the survivor from then on. */
+  mergeEntities(merge: BodyOf<"merge_entities">, on?: On): Promise<AnswerOf<"merge_entities">> {
+    return this.send(ROUTES.mergeEntities, { on, json: merge });
+  }
+  /** Undo a merge from its record (admin). */
+  splitEntities(split: BodyOf<"split_entities">, on?: On): Promise<AnswerOf<"split_entities">> {
+    return this.send(ROUTES.splitEntities, { on, json: split });
+  }
+  /** Forget what the filter names and what derived from it alone; `dry_run` only counts. */
+  forget(filter: BodyOf<"forget">, on?: On): Promise<AnswerOf<"forget">> {
+    return this.send(ROUTES.forget, { on, json: filter });
+  }
+  /** The namespace's forgetting records, newest first (admin). */
+  forgetAudit(query?: QueryOf<"forget_audit">, on?: On): Promise<AnswerOf<"forget_audit">> {
+    return this.send(ROUTES.forgetAudit, { on, query });
   }
 
   // Export and import.
@@ -338,6 +356,10 @@ export class Hippograph {
   // Tools for models.
 
   /** The tools as OpenAI function-calling schemas. */
+  /** Who this key is: its id, role, namespace and agent (`GET /v1/me`). */
+  whoAmI(): Promise<AnswerOf<"who_am_i">> {
+    return this.send(ROUTES.whoAmI);
+  }
   listTools(): Promise<AnswerOf<"list_tools">> {
     return this.send(ROUTES.listTools);
   }

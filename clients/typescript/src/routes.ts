@@ -27,6 +27,8 @@ export const ROUTES = {
   healthz: route("GET", "/healthz", "healthz", true),
   readyz: route("GET", "/readyz", "readyz", false),
   metrics: route("GET", "/metrics", "metrics", true),
+  // Who the key is: its role, namespace and agent.
+  whoAmI: route("GET", "/v1/me", "who_am_i", true),
   // Namespaces.
   listNamespaces: route("GET", "/v1/namespaces", "list_namespaces", true),
   putNamespace: route("PUT", NS, "put_namespace", true),
@@ -40,6 +42,12 @@ export const ROUTES = {
   projectDecay: route("GET", `${NS}/nodes/{node_id}/decay`, "project_decay", true),
   patchNode: route("PATCH", `${NS}/nodes/{node_id}`, "patch_node", true),
   forgetNode: route("DELETE", `${NS}/nodes/{node_id}`, "forget_node", true),
+  // Entities (admin): the same merge or split again changes nothing.
+  mergeEntities: route("POST", `${NS}/entities/merge`, "merge_entities", true),
+  splitEntities: route("POST", `${NS}/entities/split`, "split_entities", true),
+  // Forgetting on request: a repeat finds nothing more (it leaves an audit record of zeros).
+  forget: route("POST", `${NS}/forget`, "forget", true),
+  forgetAudit: route("GET", `${NS}/forget/audit`, "forget_audit", true),
   // Export and import (a repeat of a done import is a conflict).
   exportNamespace: route("GET", `${NS}/export`, "export_namespace", true),
   importNamespace: route("POST", `${NS}/import`, "import_namespace", false),
