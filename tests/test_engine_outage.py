@@ -41,6 +41,8 @@ BODY_EXAMPLES: dict[str, Callable[[str], Any]] = {
     "NodePatchBody": lambda ns: {"tags": ["outage"]},
     "TurnsBody": lambda ns: {"turns": [{"session_id": "s1", "turn_id": "1", "speaker": "Alice", "text": "Hello"}]},
     "ForgetBody": lambda ns: {"session_id": "s1"},
+    "EntityMergeBody": lambda ns: {"keep_id": SEED_NODE_ID, "merged_id": "knowledge:other"},
+    "EntitySplitBody": lambda ns: {"merged_id": "knowledge:other"},
     "RecallBody": lambda ns: {"query": "what was written?"},
     "ChainBody": lambda ns: {"task_id": "task:outage"},
     "KeyBody": lambda ns: {"namespace": ns, "role": "reader", "agent_id": "outage-test"},

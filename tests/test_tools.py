@@ -90,7 +90,11 @@ def test_list_tools_answers_openai_function_schemas(api) -> None:  # type: ignor
 
 def test_a_key_is_listed_the_tools_its_role_may_run(api, namespace) -> None:  # type: ignore[no-untyped-def]
     assert api.put(f"/v1/namespaces/{namespace}").status_code == 201
-    for role, expected in {"reader": SEVEN - {"save_memory_note"}, "writer": SEVEN, "admin": SEVEN}.items():
+    for role, expected in {
+        "reader": SEVEN - {"save_memory_note"},
+        "writer": SEVEN,
+        "admin": SEVEN | {"forget_memories"},
+    }.items():
         key = api.post("/v1/keys", json={"namespace": namespace, "role": role, "agent_id": role}).json()["key"]
         listed = api.get("/v1/tools", headers={"Authorization": f"Bearer {key}"}).json()["tools"]
         assert {tool["function"]["name"] for tool in listed} == expected, role
