@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from hippograph.client import Hippograph
-from hippograph.ingest import plan_batches, read_sessions
+from hippograph.ingest import default_checkpoint, plan_batches, read_sessions
 from tests.conftest import REPO, TEST_ADMIN_KEY
 
 LOCOMO_DEV = REPO / "tests" / "data" / "locomo" / "hippograph_dev.json"
@@ -278,3 +278,13 @@ def test_a_key_bound_to_a_namespace_needs_no_namespace_option(live_api: str, adm
     from hippograph import __version__
 
     assert version.returncode == 0 and version.stdout.strip() == f"hippograph {__version__}"
+
+
+def test_the_default_checkpoint_is_never_beside_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`hippograph ingest` leaves nothing in the folder of the file it reads (a source tree, say)."""
+    monkeypatch.setenv("HIPPOGRAPH_STATE_DIR", str(tmp_path / "state"))
+    source = tmp_path / "repo" / "data.json"
+    checkpoint = default_checkpoint(source, "team-a")
+    assert checkpoint.parent == tmp_path / "state"
+    assert checkpoint.name.startswith("data.json.") and checkpoint.name.endswith(".team-a.hippograph-progress")
+    assert default_checkpoint(tmp_path / "other" / "data.json", "team-a") != checkpoint  # by the file's full path

@@ -543,7 +543,7 @@ def ingest(
         int, typer.Option(min=1, help=f"turns per request (at most the API's {MAX_TURNS_PER_BATCH})")
     ] = DEFAULT_BATCH,
     wait: Annotated[bool, typer.Option(help="wait for the write tracks of each batch")] = False,
-    checkpoint: Annotated[Path | None, typer.Option(help="default: FILE.<namespace>.hippograph-progress")] = None,
+    checkpoint: Annotated[Path | None, typer.Option(help="default: under $HIPPOGRAPH_STATE_DIR")] = None,
     poll: Annotated[bool, typer.Option(help="without --wait: poll the batches' status at the end")] = True,
 ) -> None:
     """Send a file of conversation turns (JSON/JSONL turns, LoCoMo, LongMemEval) in batches;

@@ -114,11 +114,9 @@ def batch_digest(batch: Sequence[TurnBody]) -> str:
 
 
 def default_checkpoint(path: Path, namespace: str) -> Path:
-    """`FILE.<namespace>.hippograph-progress` beside the file, or, where that folder is not writable,
-    under `$HIPPOGRAPH_STATE_DIR` (default `~/.local/state/hippograph`)."""
-    beside = path.with_name(f"{path.name}.{namespace}{CHECKPOINT_SUFFIX}")
-    if os.access(path.parent, os.W_OK):
-        return beside
+    """`<file name>.<digest of its absolute path>.<namespace>.hippograph-progress` under
+    `$HIPPOGRAPH_STATE_DIR` (default `~/.local/state/hippograph`): never beside the file, so ingesting
+    a file of a source tree or a read-only folder leaves nothing there."""
     state = Path(os.environ.get("HIPPOGRAPH_STATE_DIR") or Path.home() / ".local" / "state" / "hippograph")
     name = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]
     return state / f"{path.name}.{name}.{namespace}{CHECKPOINT_SUFFIX}"
