@@ -92,7 +92,7 @@ class Settings(BaseSettings):
     # Request bodies larger than this are refused (413) before they are read: every route, except
     # POST …/turns and POST …/import, which take the batch limit. 4 MiB holds the largest memory
     # (64K characters of content) several times over; 256 MiB a full turn batch (1,000 turns of 64 KB,
-    # JSON-escaped up to 3x) and the JSON export of 100,000 nodes (127 MB, docs/architecture.md).
+    # JSON-escaped up to 3x) and the JSON export of 100,000 nodes (127 MB, docs/export-import.md).
     max_body_bytes: int = Field(4 * 2**20, alias="HIPPOGRAPH_MAX_BODY_BYTES", ge=1024)
     max_batch_body_bytes: int = Field(256 * 2**20, alias="HIPPOGRAPH_MAX_BATCH_BODY_BYTES", ge=1024)
 

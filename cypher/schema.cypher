@@ -42,7 +42,7 @@ DROP INDEX memory_text_ns IF EXISTS
 // label is not indexed: recall does not search it (a turn's label starts with its speaker's name).
 // The `cjk` analyzer (Lucene CJKAnalyzer) indexes Chinese as overlapping bigrams and English as
 // lower-cased words without stop words; measured against `standard-no-stop-words` on mixed text in
-// docs/architecture.md.
+// docs/graph-schema.md.
 CREATE FULLTEXT INDEX memory_text_v3 IF NOT EXISTS FOR (m:Memory) ON EACH [m.summary, m.content, m.namespace_term]
 OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk', `fulltext.eventually_consistent`: false}}
 

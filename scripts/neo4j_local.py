@@ -61,7 +61,7 @@ JVM_OPTIONS = [
 # The server's Bolt keep-alive: it sends a NOOP at least this often while a query runs, and hints the
 # driver (`connection.recv_timeout_seconds`, twice this: 4 s) to give up reading sooner than that from
 # a server gone silent. So a hung (SIGSTOPped) Neo4j costs a request ~4 s (then 503), not the default
-# 120 s; a long query keeps its connection alive. docs/architecture.md, "Deadlines".
+# 120 s; a long query keeps its connection alive. docs/operations.md, "Deadlines: a hung Neo4j".
 BOLT_KEEP_ALIVE = {
     "server.bolt.connection_keep_alive": "2s",
     "server.bolt.connection_keep_alive_for_requests": "ALL",

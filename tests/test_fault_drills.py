@@ -121,7 +121,7 @@ def test_neo4j_stopped_mid_load_loses_and_duplicates_nothing_without_a_restart(
                 time.sleep(1)
             assert pending(namespace) == [], f"{len(pending(namespace))} turns still pending"
             # Batch states are not asserted: a batch whose turns another task took over and wrote stays
-            # open until the broker re-delivers its task (docs/architecture.md, "Fault drills").
+            # open until the broker re-delivers its task (docs/operations.md, "Fault drills").
             assert all(api.get(url).status_code == 200 for url in batches)
 
         assert_each_turn_once(runtime.graph.driver, namespace, acknowledged)

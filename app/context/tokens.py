@@ -3,7 +3,7 @@ embedding model's own (all-MiniLM-L6-v2: WordPiece, the uncased BERT vocabulary)
 model's `tokenizer.json` through `tokenizers`, without special tokens, truncation or padding.
 
 Against OpenAI's cl100k_base (measured with scripts/compare_tokenizers.py on the test data; figures
-in docs/architecture.md) it counts about 6 % fewer tokens on English chat, 21 % fewer on Chinese
+in docs/context-management.md) it counts about 6 % fewer tokens on English chat, 21 % fewer on Chinese
 and 24 % more on Python source: a budget meant in cl100k tokens is met by asking for ~0.94 of it
 on English text. tiktoken itself downloads its encodings at first use, which cannot happen here.
 """

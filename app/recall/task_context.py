@@ -2,7 +2,7 @@
 tasks are about (`related_ids`), most activated first, within a token budget when one is given.
 
 Not the goal-driven context builder (`app/context/builder.py`): a resumed tree has no query to
-recall with, and continues with exactly the memories it was about (docs/architecture.md, Tasks).
+recall with, and continues with exactly the memories it was about (docs/tasks.md, Resume).
 """
 
 from __future__ import annotations

@@ -224,8 +224,8 @@ class GraphStore:
             settings.neo4j_uri,
             auth=settings.neo4j_auth,
             # Deadlines, so a request never waits on a Neo4j that is down or hung (SIGSTOPped: its
-            # port still accepts TCP, nothing answers) beyond a few seconds (docs/architecture.md,
-            # "Deadlines"). Connect and Bolt handshake within the readiness timeout; a new or pooled
+            # port still accepts TCP, nothing answers) beyond a few seconds (docs/operations.md,
+            # "Deadlines: a hung Neo4j"). Connect and Bolt handshake within the readiness timeout; a new or pooled
             # connection within ACQUISITION_TIMEOUT_S (the driver's deadline covers the handshake and
             # HELLO); a pooled connection idle for LIVENESS_CHECK_S is checked (RESET) within that
             # deadline before use. A query already sent is bounded by the socket read timeout the
