@@ -71,7 +71,8 @@ from app.domain.inputs import namespace_term, stable_digest  # noqa: E402
 from app.domain.model import Importance, NodeType, RelType, Source  # noqa: E402
 from app.domain.summarize import extractive_summary, sentences  # noqa: E402
 from app.domain.turns import Turn, concept_id, dialogue_id, episode_id, person_id  # noqa: E402
-from app.extract.facts import extract_facts, normalize_name  # noqa: E402
+from app.extract.facts import extract_facts  # noqa: E402
+from app.extract.names import normalize_name  # noqa: E402
 from app.extract.timeexpr import find_time_expressions  # noqa: E402
 from app.extract.types import EntityKind, FactMention, supersedes  # noqa: E402
 from app.memory.hot_window import DEFAULT_MAX_TURNS  # noqa: E402

@@ -37,7 +37,8 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from app.extract.dating import date_facts  # noqa: E402
-from app.extract.facts import extract_facts, normalize_name  # noqa: E402
+from app.extract.facts import extract_facts  # noqa: E402
+from app.extract.names import normalize_name  # noqa: E402
 from app.extract.timeexpr import find_time_expressions  # noqa: E402
 from app.extract.types import FactMention, TimeMention, supersedes  # noqa: E402
 

@@ -15,9 +15,8 @@ from app.extract.facts import (
     default_patterns,
     extract_entities,
     extract_facts,
-    fold_width,
-    normalize_name,
 )
+from app.extract.names import fold_width, normalize_name
 from app.extract.types import EntityKind
 
 SPEAKER = "Bob"

@@ -26,7 +26,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 
-from app.extract.facts import FactPatterns, default_patterns, normalize_name
+from app.extract.facts import FactPatterns, default_patterns
+from app.extract.names import normalize_name
 from app.extract.types import FactMention, TimeMention
 
 Span = tuple[int, int]

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from app.domain.datafile import read_yaml
-from app.extract.facts import normalize_name
+from app.extract.names import normalize_name
 from app.extract.types import FactMention, Inference
 
 DEFAULT_RULES_PATH = Path(__file__).resolve().parents[1] / "data" / "inference_rules.yaml"

@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 
 from app.domain.turns import Turn
-from app.extract.facts import normalize_name
+from app.extract.names import normalize_name
 from app.extract.types import FactMention
 
 # Below the rule extractor's (a pattern matched the sentence) and above inferences (<= 0.6).

@@ -15,7 +15,7 @@ from typing import Any
 from app.domain.entities import EntityName, first_name, is_given_name, join_cjk, pick_resolution
 from app.domain.inputs import InputError
 from app.domain.model import NodeType
-from app.extract.facts import normalize_name
+from app.extract.names import normalize_name
 from app.extract.types import EntityKind, EntityMention, FactMention
 from app.memory.errors import ConflictError
 

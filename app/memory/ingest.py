@@ -39,8 +39,9 @@ from app.domain.model import Importance, NodeType, RelType, Source
 from app.domain.summarize import extractive_summary, sentences
 from app.domain.turns import Turn, dialogue_id, episode_id
 from app.extract.dating import date_facts
-from app.extract.facts import extract_facts, normalize_name
+from app.extract.facts import extract_facts
 from app.extract.inference import InferenceRules
+from app.extract.names import normalize_name
 from app.extract.timeexpr import find_time_expressions
 from app.extract.types import FactMention, Inference, supersedes
 from app.memory.entities import fact_entity_names, resolve_names, speaker_name

@@ -24,7 +24,7 @@ from app.domain.inputs import (
 )
 from app.domain.model import SUMMARY_MAX_CHARS, Importance, RelType
 from app.domain.tags import temperature, time_scope
-from app.extract.facts import normalize_name
+from app.extract.names import normalize_name
 from app.memory.entities import alias_names, bind_aliases, entity_name, follow_redirects, resolve_names
 from app.memory.errors import ConflictError, NotFoundError
 from app.memory.records import check_weight, create_link, node_properties

@@ -12,7 +12,7 @@ from pathlib import Path
 from app.domain.datafile import read_yaml
 from app.domain.inputs import namespace_term
 from app.domain.text import CJK_RUN, STOP_WORDS, tokens
-from app.extract.facts import normalize_name
+from app.extract.names import normalize_name
 from app.extract.timeexpr import find_time_expressions, window_of
 
 # Words, with their original case kept, for entity n-grams ("Model Y", "New York").

@@ -21,7 +21,7 @@ from app.domain.passages import sentence_of_passage
 from app.domain.text import mostly_chinese
 from app.domain.turns import Turn, dialogue_id
 from app.embedding.encoder import Embedder
-from app.extract.facts import normalize_name
+from app.extract.names import normalize_name
 from app.memory.activity import AccessLog
 from app.memory.hot_window import HotWindow
 from app.memory.learning import HebbianLearning
