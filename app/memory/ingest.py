@@ -38,10 +38,11 @@ from app.domain.model import Importance, NodeType, RelType, Source
 from app.domain.summarize import extractive_summary, sentences
 from app.domain.turns import Turn, concept_id, dialogue_id, episode_id, person_id
 from app.extract.dating import date_facts
-from app.extract.facts import extract_facts, normalize_name
+from app.extract.facts import normalize_name
 from app.extract.inference import InferenceRules
 from app.extract.timeexpr import find_time_expressions
 from app.extract.types import EntityKind, FactMention, Inference, supersedes
+from app.extract.updates import extract_statements
 from app.memory.records import create_links, link_row, node_properties, relationship_properties
 from app.memory.semantic import NodeText, SemanticIndexer
 from app.stores.graph import GraphStore, GraphTx
@@ -359,8 +360,8 @@ class Ingestor:
         return [Turn(r["session_id"], r["turn_id"], r["speaker"], r["text"], r["timestamp"]) for r in rows]
 
     def _facts(self, turn: Turn) -> TurnFacts | None:
-        """The turn's facts and inferences, extracted by the rules."""
-        return self._turn_facts(turn, extract_facts(turn.text, turn.speaker))
+        """The turn's facts and inferences, extracted by the rules (slot facts and updates)."""
+        return self._turn_facts(turn, extract_statements(turn.text, turn.speaker))
 
     def _turn_facts(
         self, turn: Turn, facts: Sequence[FactMention], extracted_by: str | None = None
@@ -488,13 +489,21 @@ class Ingestor:
         return fact_id, content
 
     def _entities(self, turn: Turn, fact: FactMention, now: datetime) -> Iterator[tuple[str, str, dict[str, Any]]]:
-        """The fact's subject and the entities it names, as Person/Concept nodes to merge."""
+        """The fact's subject and the entities it names, as Person/Concept nodes to merge (a thing whose
+        attribute changed, "billing", is a Concept)."""
         subject_key = normalize_name(fact.subject)
         # An entity's provenance is the turn that introduced it (properties are set on creation only).
-        yield person_id(subject_key), NodeType.PERSON.value, node_properties(
-            label=fact.subject, content=fact.subject, importance=Importance.IDENTITY, now=now,
-            source=Source.USER_STATED, source_turn_ids=[turn.turn_id], name_key=subject_key,
-        )  # fmt: skip
+        if fact.subject_kind == EntityKind.THING:
+            yield concept_id(subject_key), NodeType.CONCEPT.value, node_properties(
+                label=fact.subject, content=f"{fact.subject} (thing)", importance=Importance.NORMAL, now=now,
+                source=Source.USER_STATED, source_turn_ids=[turn.turn_id], name_key=subject_key,
+                entity_kind=EntityKind.THING.value,
+            )  # fmt: skip
+        else:
+            yield person_id(subject_key), NodeType.PERSON.value, node_properties(
+                label=fact.subject, content=fact.subject, importance=Importance.IDENTITY, now=now,
+                source=Source.USER_STATED, source_turn_ids=[turn.turn_id], name_key=subject_key,
+            )  # fmt: skip
         for entity in fact.entities:
             if entity.normalized == subject_key:
                 continue
