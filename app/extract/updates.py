@@ -442,7 +442,7 @@ def extract_statements(text: str, speaker: str) -> list[FactMention]:
 
 
 def merge_statements(facts: Sequence[FactMention], updates: Sequence[FactMention]) -> list[FactMention]:
-    """`facts` and the `updates` whose (subject, slot) no fact of the same clause already states."""
+    """`facts` and the `updates` whose (subject, slot) no fact of the turn already states, in text order."""
     said = {(normalize_name(f.subject), f.slot) for f in facts}
     merged = list(facts) + [u for u in updates if (normalize_name(u.subject), u.slot) not in said]
     return sorted(merged, key=lambda fact: fact.span)

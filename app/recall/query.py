@@ -329,7 +329,9 @@ def only_identifiers(text: str) -> bool:
 
 
 # "What did billing use before?", "以前住在哪里": the past of a value that changed. "What database does
-# billing use?", "where does she live now", "现在用什么": its current state.
+# billing use?", "where does she live now", "现在用什么": its current state (a now-word, or a present
+# question about what one uses, lives in, works at, drives, owns, has, or where/when a thing is; not
+# every present question: "How does Gina describe ..." asks about what was said).
 _HISTORY = re.compile(
     r"\b(?:before|previously|used\s+to|originally|at\s+first|in\s+the\s+past|formerly|prior|earlier|"
     r"former|history)\b|以前|之前|原来|过去|曾经|早先|最早|原先|历史",
@@ -337,7 +339,8 @@ _HISTORY = re.compile(
 )
 _CURRENT = re.compile(
     r"\b(?:now|currently|current|these\s+days|nowadays|at\s+the\s+moment|still|latest|presently|today)\b"
-    r"|^\W*(?:what|which|where|who|how)\b[^?]*\b(?:do|does|is|are|am)\b"
+    r"|\b(?:do|does)\s+(?:\w+\s+){1,3}?(?:use|live|work|drive|own|have|run|host|take|attend|play)\b"
+    r"|^\W*(?:where|which\s+\w+|what\s+time|what\s+day)\s+(?:is|are)\b"
     r"|现在|目前|如今|当前|眼下|最新|还在",
     re.IGNORECASE,
 )

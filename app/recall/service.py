@@ -210,7 +210,7 @@ class Recall:
         include_history = request.include_history or parsed.state == "history"
 
         def ranked_candidates() -> list[Card]:
-            ranked = rank(
+            return rank(
                 [candidate for candidate in candidates.values() if request.admits(candidate.node)],
                 mode=request.mode,
                 now=now,
@@ -221,12 +221,14 @@ class Recall:
                 aggregate=parsed.aggregate,
                 ahead=parsed.ahead,
             )
-            return newer_first(ranked, parsed.state, parsed.terms)
 
         ranked = ranked_candidates()
         replies = self._credit_replies(namespace, parsed, ranked, candidates, focus_session, request.agent_id)
         if replies:
             ranked = ranked_candidates()
+        # Last, after the replies' credit was read off the ranked scores: only the leading cards'
+        # order changes, never which cards lead.
+        ranked = newer_first(ranked, parsed.state, parsed.terms)
         shown = ranked[: request.top_k]
         if self.spreading.excerpts:
             self._show_excerpts(namespace, parsed, shown, candidates, cold[2], request.viewer)
