@@ -74,3 +74,10 @@ def test_only_timed_statements_among_the_leading_cards_move() -> None:
     late = _card("late", "Update: we upgraded billing to Postgres 16.", 0.1, NOW)
     ranked = newer_first([old, episode, timeless, *filler, late], "current", tokens("What database does billing use?"))
     assert [c.id for c in ranked[:3]] == ["old", "episode", "timeless"] and ranked[-1].id == "late"
+
+
+def test_a_word_that_asks_for_the_present_names_no_subject() -> None:
+    bikes = _card("bikes", "By the way, I currently have three bikes.", 0.9, WEEK_AGO)
+    theaters = _card("theaters", "Many theaters are currently offering new virtual shows.", 0.5, NOW)
+    query = tokens("How many bikes do I currently own?")
+    assert [c.id for c in newer_first([bikes, theaters], "current", query)] == ["bikes", "theaters"]

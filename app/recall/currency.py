@@ -32,6 +32,11 @@ _STATEMENT_TYPES = frozenset({NodeType.DIALOGUE.value, NodeType.KNOWLEDGE.value,
 # When a statement was made: a turn's time, a fact's start, an event's time.
 _SAID_AT = ("timestamp", "valid_from", "event_time")
 
+# Words that ask for the current state, not what about: two statements that share "currently" with the
+# query are not about the same thing ("I currently have three bikes", "theaters are currently open").
+_STATE_WORDS = frozenset(
+    {"now", "currently", "current", "still", "latest", "today", "nowadays", "presently", "现在", "目前", "如今", "当前"}
+)
 _CHANGED = re.compile(
     r"\b(?:upgraded|updated|switched|moved|migrated|changed|replaced|swapped|now|no\s+longer|any\s*more|"
     r"instead|joined|quit|left|sold|traded|became|relocated|rescheduled|downgraded|new)\b"
@@ -47,7 +52,7 @@ def newer_first(cards: Sequence[Card], state: State | None, query_terms: Sequenc
     ordered = list(cards)
     if state != "current":
         return ordered
-    query = frozenset(query_terms)
+    query = frozenset(query_terms) - _STATE_WORDS
     leading = ordered[:LEADING]
     words = [frozenset(tokens(card.summary)) for card in leading]
     times = [_said_at(card) for card in leading]
