@@ -52,8 +52,8 @@ def test_a_change_word_joins_statements_that_share_only_the_subject() -> None:
     old = _card("old", "我们的例会在周一下午两点", 0.9, WEEK_AGO)
     new = _card("new", "例会挪到了周三上午九点", 0.5, NOW)
     assert [c.id for c in newer_first([old, new], "current", tokens("例会现在是什么时候？"))] == ["new", "old"]
-    # the same pair without a change word and nothing else shared stays as ranked
-    calm = _card("calm", "例会的会议室在三楼", 0.5, NOW)
+    # the same pair without a change word stays as ranked, even with other words shared
+    calm = _card("calm", "例会的会议室在周一下午两点开门", 0.5, NOW)
     assert [c.id for c in newer_first([old, calm], "current", tokens("例会现在是什么时候？"))] == ["old", "calm"]
 
 
