@@ -74,6 +74,10 @@ class FactMention:
     span: tuple[int, int]
     entities: tuple[EntityMention, ...] = field(default=())  # entities mentioned in subject/value
     event_time: datetime | None = None  # when the statement itself is dated ("I moved to Berlin last May")
+    # What the subject is: a person (the speaker, a relation, a name) or a thing whose attribute
+    # changed ("billing" in "we upgraded billing to Postgres 16", app/extract/updates.py).
+    subject_kind: EntityKind = EntityKind.PERSON
+    replaces: str | None = None  # the old value the statement names ("switched from AWS to GCP")
 
 
 @dataclass(frozen=True)

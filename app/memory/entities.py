@@ -33,9 +33,11 @@ def speaker_name(speaker: str) -> EntityName:
 
 
 def fact_entity_names(fact: FactMention) -> Iterator[tuple[EntityName, EntityMention | None]]:
-    """The fact's subject (a Person; None for its mention) and the other entities it names."""
+    """The fact's subject (a Person, or a Concept when it is a thing whose attribute changed: "billing";
+    None for its mention) and the other entities it names."""
     subject_key = entity_key(fact.subject)
-    yield EntityName(NodeType.PERSON, subject_key), None
+    subject_type = NodeType.CONCEPT if fact.subject_kind == EntityKind.THING else NodeType.PERSON
+    yield EntityName(subject_type, subject_key), None
     for entity in fact.entities:
         key = entity_key(entity.normalized)
         if key != subject_key:

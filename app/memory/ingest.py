@@ -39,11 +39,11 @@ from app.domain.model import Importance, NodeType, RelType, Source
 from app.domain.summarize import extractive_summary, sentences
 from app.domain.turns import Turn, dialogue_id, episode_id
 from app.extract.dating import date_facts
-from app.extract.facts import extract_facts
 from app.extract.inference import InferenceRules
 from app.extract.names import normalize_name
 from app.extract.timeexpr import find_time_expressions
-from app.extract.types import FactMention, Inference, supersedes
+from app.extract.types import EntityKind, FactMention, Inference, supersedes
+from app.extract.updates import extract_statements
 from app.memory.entities import fact_entity_names, resolve_names, speaker_name
 from app.memory.records import create_links, link_row, node_properties, relationship_properties
 from app.memory.semantic import NodeText, SemanticIndexer
@@ -374,8 +374,8 @@ class Ingestor:
         return [Turn(r["session_id"], r["turn_id"], r["speaker"], r["text"], r["timestamp"]) for r in rows]
 
     def _facts(self, turn: Turn) -> TurnFacts | None:
-        """The turn's facts and inferences, extracted by the rules."""
-        return self._turn_facts(turn, extract_facts(turn.text, turn.speaker))
+        """The turn's facts and inferences, extracted by the rules (slot facts and updates)."""
+        return self._turn_facts(turn, extract_statements(turn.text, turn.speaker))
 
     def _turn_facts(
         self, turn: Turn, facts: Sequence[FactMention], extracted_by: str | None = None
@@ -505,13 +505,20 @@ class Ingestor:
     def _entities(
         self, turn: Turn, fact: FactMention, now: datetime, known: dict[EntityName, str]
     ) -> Iterator[tuple[str, str, dict[str, Any]]]:
-        """The fact's subject and the entities it names, as Person/Concept nodes to merge: the node
+        """The fact's subject (a thing whose attribute changed, "billing", is a Concept) and the entities it
+        names, as Person/Concept nodes to merge: the node
         the namespace holds for the name (`known`), else the name's derived id."""
         for name, entity in fact_entity_names(fact):
             node_id = known.get(name, name.derived_id)
             # An entity's provenance is the turn that introduced it (properties are set on creation
             # only); its content is made up (`placeholder`) until a saved memory of the name gives one.
-            if entity is None:
+            if entity is None and fact.subject_kind == EntityKind.THING:  # a thing whose attribute changed
+                yield node_id, name.type.value, node_properties(
+                    label=fact.subject, content=f"{fact.subject} (thing)", importance=Importance.NORMAL, now=now,
+                    source=Source.USER_STATED, source_turn_ids=[turn.turn_id], name_key=name.key,
+                    entity_kind=EntityKind.THING.value, placeholder=True,
+                )  # fmt: skip
+            elif entity is None:
                 yield node_id, name.type.value, node_properties(
                     label=fact.subject, content=fact.subject, importance=Importance.IDENTITY, now=now,
                     source=Source.USER_STATED, source_turn_ids=[turn.turn_id], name_key=name.key, placeholder=True,

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from itertools import zip_longest
 from pathlib import Path
+from typing import Literal
 
 from app.domain.datafile import read_yaml
 from app.domain.inputs import namespace_term
@@ -18,6 +19,7 @@ from app.extract.timeexpr import find_time_expressions, window_of
 # Words, with their original case kept, for entity n-grams ("Model Y", "New York").
 _WORD = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*", re.UNICODE)
 _LUCENE_SPECIAL = re.compile(r'([\\"])')
+State = Literal["current", "history"]  # what a query asks of a changing value (`asks_state`)
 MAX_NGRAM = 3
 MAX_TERMS = 64
 MAX_VARIANTS = 64
@@ -165,6 +167,8 @@ class ParsedQuery:
     ahead: bool = False
     # The query is only codes, ids or versions (`only_identifiers`): its vector is chance.
     literal: bool = False
+    # The query asks for the current state or for history (`asks_state`; app/recall/currency.py).
+    state: State | None = None
 
     def with_speakers(self, keys: tuple[str, ...]) -> ParsedQuery:
         return replace(self, speakers=keys)
@@ -278,6 +282,7 @@ def parse_query(
         aggregate=asks_to_aggregate(text),
         ahead=asks_ahead(text),
         literal=only_identifiers(text),
+        state=asks_state(text),
         members=tuple(m for m in members if m not in terms and m not in variants)[:MAX_MEMBERS],
     )
 
@@ -321,6 +326,34 @@ def only_identifiers(text: str) -> bool:
     words = [word.strip("\"'“”‘’`«»()[]{}<>,;!?。，；！？") for word in text.split()]
     words = [word.rstrip(".") for word in words if word]
     return bool(words) and all(_IDENTIFIER.match(word) for word in words)
+
+
+# "What did billing use before?", "以前住在哪里": the past of a value that changed. "What database does
+# billing use?", "where does she live now", "现在用什么": its current state (a now-word, or a present
+# question about what one uses, lives in, works at, drives, owns, has, or where/when a thing is; not
+# every present question: "How does Gina describe ..." asks about what was said).
+_HISTORY = re.compile(
+    r"\b(?:before|previously|used\s+to|originally|at\s+first|in\s+the\s+past|formerly|prior|earlier|"
+    r"former|history)\b|以前|之前|原来|过去|曾经|早先|最早|原先|历史",
+    re.IGNORECASE,
+)
+_CURRENT = re.compile(
+    r"\b(?:now|currently|current|these\s+days|nowadays|at\s+the\s+moment|still|latest|presently|today)\b"
+    r"|\b(?:do|does)\s+(?:\w+\s+){1,3}?(?:use|live|work|drive|own|have|run|host|take|attend|play)\b"
+    r"|^\W*(?:where|which\s+\w+|what\s+time|what\s+day)\s+(?:is|are)\b"
+    r"|现在|目前|如今|当前|眼下|最新|还在",
+    re.IGNORECASE,
+)
+
+
+def asks_state(text: str) -> State | None:
+    """Whether the query asks about the past ("history": before, used to, 以前), the current state
+    ("current": now, currently, a present-tense what/where/who question, 现在), or neither."""
+    if _HISTORY.search(text):
+        return "history"
+    if _CURRENT.search(text):
+        return "current"
+    return None
 
 
 def asks_ahead(text: str) -> bool:

@@ -25,6 +25,7 @@ from app.extract.names import normalize_name
 from app.memory.activity import AccessLog
 from app.memory.hot_window import HotWindow
 from app.memory.learning import HebbianLearning
+from app.recall.currency import newer_first
 from app.recall.excerpt import excerpt
 from app.recall.fusion import (
     STATEMENT_TYPES,
@@ -220,12 +221,16 @@ class Recall:
         fusion_start = time.perf_counter()
         candidates = self._candidates(hot, cold, pending_turns, focus_session, request.agent_id, parsed.entity_keys)
 
+        # A question about the past of a value ("what did billing use before?") is answered with
+        # the superseded facts too; one about its current state puts the newer statements first.
+        include_history = request.include_history or parsed.state == "history"
+
         def ranked_candidates() -> list[Card]:
             return rank(
                 [candidate for candidate in candidates.values() if request.admits(candidate.node)],
                 mode=request.mode,
                 now=now,
-                include_history=request.include_history,
+                include_history=include_history,
                 as_of=request.as_of,
                 window=parsed.window,
                 weights=weights,
@@ -237,6 +242,9 @@ class Recall:
         replies = self._credit_replies(namespace, parsed, ranked, candidates, focus_session, request.agent_id)
         if replies:
             ranked = ranked_candidates()
+        # Last, after the replies' credit was read off the ranked scores: only the leading cards'
+        # order changes, never which cards lead.
+        ranked = newer_first(ranked, parsed.state, parsed.terms)
         terms = query_terms(parsed.terms, parsed.speaker_terms)
         for card in ranked:
             node = candidates[card.id].node
