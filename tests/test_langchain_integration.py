@@ -58,8 +58,8 @@ def tool_named(tools: list[BaseTool], name: str) -> BaseTool:
 def test_the_seven_tools_save_and_recall_through_langchain(live_api: str, namespace: str) -> None:
     key = writer_key(live_api, namespace)
     tools = hippograph_tools(url=live_api, api_key=key)
-    with httpx.Client(base_url=live_api, headers=admin_headers()) as http:
-        served = http.get("/v1/tools").json()["tools"]
+    with httpx.Client(base_url=live_api, headers={"Authorization": f"Bearer {key}"}) as http:
+        served = http.get("/v1/tools").json()["tools"]  # what this writer key is listed
     assert [tool.name for tool in tools] == [spec["function"]["name"] for spec in served]
     assert len(tools) == 7
     save = tool_named(tools, "save_memory_note")
