@@ -140,36 +140,40 @@ def test_a_changed_fact_supersedes_and_keeps_history(api, cypher, worker, namesp
     assert {"subject": "王伟", "value": "北京"} in beijing
 
 
+# A job, then another: works_at supersedes, so the inference drawn from the first (employed) is
+# withdrawn and the second draws its own. (A move no longer shows this: "I moved to Munich" states
+# lives_in itself, app/data/update_patterns.yaml `moved_home`, which the inference then duplicates.)
+FIRST_JOB = _turn("j1", "j1:1", "Alice", "I work at Acme.", S1)
+SECOND_JOB = _turn("j2", "j2:1", "Alice", "I joined Globex.", S2)
+INFERRED_FROM_JOBS = (
+    "MATCH (p:Knowledge {namespace: $ns, slot: 'works_at'})-[:CAUSAL]->(i:Knowledge {source: 'inferred'}) "
+    "RETURN p.value AS premise, i.slot AS slot, i.value AS value, i.confidence AS c, i.withdrawn AS withdrawn, "
+    "i.valid_to AS until"
+)
+
+
 def test_a_superseded_premise_withdraws_its_inference(api, cypher, worker, namespace) -> None:
     api.put(f"/v1/namespaces/{namespace}")
-    _post(api, namespace, FIRST_SESSION)
-    inferred = cypher(
-        "MATCH (p:Knowledge {namespace: $ns, slot: 'moved_to'})-[:CAUSAL]->(i:Knowledge {source: 'inferred'}) "
-        "RETURN i.slot AS slot, i.value AS value, i.confidence AS c, i.withdrawn AS withdrawn",
-        ns=namespace,
-    )
-    assert {"slot": "lives_in", "value": "Berlin", "c": pytest.approx(0.6), "withdrawn": None} in inferred
-    _post(api, namespace, SECOND_SESSION)
-    after = cypher(
-        "MATCH (i:Knowledge {namespace: $ns, source: 'inferred', slot: 'lives_in'}) "
-        "RETURN i.value AS value, i.withdrawn AS withdrawn, i.valid_to AS until ORDER BY value",
-        ns=namespace,
-    )
-    by_value = {row["value"]: row for row in after}
-    assert by_value["Berlin"]["withdrawn"] is True
-    assert by_value["Berlin"]["until"] == datetime(2024, 6, 1, 9, tzinfo=UTC)
-    assert by_value["Munich"]["withdrawn"] is None
+    _post(api, namespace, [FIRST_JOB])
+    [inferred] = cypher(INFERRED_FROM_JOBS, ns=namespace)
+    assert (inferred["premise"], inferred["slot"], inferred["value"], inferred["withdrawn"]) == (
+        "Acme",
+        "employed",
+        "true",
+        None,
+    ) and inferred["c"] == pytest.approx(0.5)
+    _post(api, namespace, [SECOND_JOB])
+    by_premise = {row["premise"]: row for row in cypher(INFERRED_FROM_JOBS, ns=namespace)}
+    assert by_premise["Acme"]["withdrawn"] is True
+    assert by_premise["Acme"]["until"] == datetime(2024, 6, 1, 9, tzinfo=UTC)
+    assert by_premise["Globex"]["withdrawn"] is None
 
 
 def test_a_premise_superseded_in_the_same_batch_withdraws_its_inference(api, cypher, worker, namespace) -> None:
     api.put(f"/v1/namespaces/{namespace}")
-    _post(api, namespace, FIRST_SESSION + SECOND_SESSION)  # one batch, one task
-    after = cypher(
-        "MATCH (i:Knowledge {namespace: $ns, source: 'inferred', slot: 'lives_in'}) "
-        "RETURN i.value AS value, i.withdrawn AS withdrawn ORDER BY value",
-        ns=namespace,
-    )
-    assert {row["value"]: row["withdrawn"] for row in after} == {"Berlin": True, "Munich": None}
+    _post(api, namespace, [FIRST_JOB, SECOND_JOB, *FIRST_SESSION, *SECOND_SESSION])  # one batch, one task
+    rows = cypher(INFERRED_FROM_JOBS, ns=namespace)
+    assert {row["premise"]: row["withdrawn"] for row in rows} == {"Acme": True, "Globex": None}
     entities = cypher(
         "MATCH (k:Knowledge {namespace: $ns, slot: 'car'})-[:REFERENCE]->(e:Concept) RETURN e.name_key AS name",
         ns=namespace,
@@ -194,7 +198,7 @@ def test_a_statement_arriving_late_is_history_and_a_repeated_one_adds_a_source(a
 
 def test_late_statements_take_their_place_in_the_timeline(api, cypher, worker, namespace) -> None:
     """A late value dated inside an old interval splits it; the value in force then, said again late,
-    adds a source instead of a second node; a late premise's inference is withdrawn from the start."""
+    adds a source instead of a second node; a late move is superseded from the start."""
     api.put(f"/v1/namespaces/{namespace}")
     june, july, august = S2, "2024-07-01T09:00:00+00:00", "2024-08-01T09:00:00+00:00"
     _post(api, namespace, SECOND_SESSION)  # June: Tesla Model 3, moved to Munich
@@ -220,14 +224,15 @@ def test_late_statements_take_their_place_in_the_timeline(api, cypher, worker, n
     bounds = [datetime.fromisoformat(t) for t in (june, july, august)]
     assert [c["since"] for c in cars[1:]] == bounds and [c["until"] for c in cars] == [*bounds, None]
     assert cars[0]["turns"] == ["s1:1", "s0:1"]
-    inferred = cypher(
-        "MATCH (i:Knowledge {namespace: $ns, source: 'inferred', slot: 'lives_in'}) "
-        "RETURN i.value AS value, i.withdrawn AS withdrawn, i.valid_to AS until",
+    # The move of May, posted late, is superseded from the start by June's (lives_in, stated).
+    homes = cypher(
+        "MATCH (k:Knowledge {namespace: $ns, slot: 'lives_in', source: 'user_stated'}) "
+        "RETURN k.value AS value, k.valid_to AS until, k.superseded_by AS by",
         ns=namespace,
     )
-    by_value = {row["value"]: row for row in inferred}
-    assert by_value["Berlin"]["withdrawn"] is True and by_value["Berlin"]["until"] == datetime.fromisoformat(june)
-    assert by_value["Munich"]["withdrawn"] is None
+    by_value = {row["value"]: row for row in homes}
+    assert by_value["Berlin"]["until"] == datetime.fromisoformat(june) and by_value["Berlin"]["by"] is not None
+    assert by_value["Munich"]["until"] is None and by_value["Munich"]["by"] is None
 
 
 def test_chains_stay_consecutive_when_turns_sessions_and_events_arrive_late(api, cypher, worker, namespace) -> None:
@@ -600,9 +605,7 @@ def test_a_long_turn_is_embedded_as_passages_found_by_its_tail_and_forgotten_who
     assert runtime.vectors.count(namespace) == 0
 
 
-def test_without_passages_a_long_turn_has_one_vector_of_its_head(
-    api, runtime, worker, namespace, monkeypatch
-) -> None:
+def test_without_passages_a_long_turn_has_one_vector_of_its_head(api, runtime, worker, namespace, monkeypatch) -> None:
     assert runtime.semantic.embed_passages is False  # the default
     monkeypatch.setattr(runtime.semantic, "sentence_points", False)  # the ablation's setting
     api.put(f"/v1/namespaces/{namespace}")
