@@ -82,21 +82,24 @@ def judgeable(text: str, blind_to_chinese: bool) -> bool:
 
 
 def answers(
-    relevances: Sequence[float],
+    relevances: Iterable[float],
     leading_texts: Sequence[str],
     blind_to_chinese: bool,
     min_score: float,
     terms_only: bool = False,
 ) -> bool:
-    """Whether an answer keeps its cards under `min_score`: its best card (`relevances`: every ranked
-    card's) reaches it (`TERMS_ONLY_SCALE` of it when no vector read the query: `terms_only`), or
-    most of its leading cards (`leading_texts`: those it would show) cannot be judged (`judgeable`).
-    An empty answer has nothing to keep; `min_score` 0 keeps any other."""
-    if not relevances:
+    """Whether an answer keeps its cards under `min_score`: one of its cards (`relevances`: every
+    ranked card's, in rank order; read only as far as needed, so they may be computed lazily) reaches
+    it (`TERMS_ONLY_SCALE` of it when no vector read the query: `terms_only`), or most of its leading
+    cards (`leading_texts`: those it would show) cannot be judged (`judgeable`). An empty answer (no
+    leading card) has nothing to keep; `min_score` 0 keeps any other."""
+    if not leading_texts:
         return False
-    threshold = min_score * TERMS_ONLY_SCALE if terms_only else min_score
     unjudged = sum(1 for text in leading_texts if not judgeable(text, blind_to_chinese))
-    return max(relevances) >= threshold or unjudged * 2 > len(leading_texts)
+    if unjudged * 2 > len(leading_texts):
+        return True
+    threshold = min_score * TERMS_ONLY_SCALE if terms_only else min_score
+    return any(value >= threshold for value in relevances)
 
 
 def nothing_relevant_note(min_score: float, below: int) -> str:
