@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 import pytest
 
 from app.domain.turns import Turn, dialogue_id
+from app.memory.hot_window import BatchHold
 
 
 def _turns(session: str, count: int) -> list[Turn]:
@@ -19,8 +20,8 @@ def _turns(session: str, count: int) -> list[Turn]:
             for i in range(count)]  # fmt: skip
 
 
-def _add(runtime, namespace: str, turns: list[Turn]) -> list[str]:  # type: ignore[no-untyped-def]
-    runtime.hot_window.add(namespace, turns, [dialogue_id(t.session_id, t.turn_id) for t in turns])
+def _add(runtime, namespace: str, turns: list[Turn], hold: BatchHold | None = None) -> list[str]:  # type: ignore[no-untyped-def]
+    runtime.hot_window.add(namespace, turns, [dialogue_id(t.session_id, t.turn_id) for t in turns], hold)
     return [t.key for t in turns]
 
 
@@ -49,6 +50,22 @@ def test_a_running_task_takes_over_queued_turns_only(runtime, namespace: str) ->
     window.ingested(namespace, queued)
     assert window.taken_over(namespace, queued, "batch-a") == []
     assert runtime.redis.hkeys(window.stolen_key(namespace)) == []
+
+
+def test_a_batch_holds_its_turns_from_the_moment_they_are_stored(runtime, namespace: str) -> None:  # type: ignore[no-untyped-def]
+    """No gap between storing a batch's turns and its claim, in which `resume_pending` or a running
+    task would take them as turns nobody holds (a waiting caller then got a report of 0 turns)."""
+    window = runtime.hot_window
+    now = time.time()
+    queued = _add(runtime, namespace, _turns("q", 2), BatchHold("batch-q", now + 600))
+    waited = _add(runtime, namespace, _turns("w", 2), BatchHold("batch-w", now + 600, queued=False))
+    assert window.unclaimed_by_batch(namespace, now) == {}  # nothing for `resume_pending`
+    # A running task takes over the queued batch's turns, never those a caller waits for.
+    assert sorted(window.coalesce(namespace, "task-x", 60, now, 10)) == sorted(queued)
+    assert window.claim(namespace, waited, "batch-w", 60, now) == waited
+    # Stored again (a retried request): the claim in force is kept.
+    _add(runtime, namespace, _turns("w", 2), BatchHold("batch-2", now + 600))
+    assert window.claim(namespace, waited, "batch-2", 60, now) == []
 
 
 def test_a_queued_batch_s_own_task_takes_its_claim_back(runtime, namespace: str) -> None:  # type: ignore[no-untyped-def]

@@ -20,6 +20,7 @@ from app.api.errors import ApiError, error_responses
 from app.api.schemas import TurnsBody
 from app.domain.turns import dialogue_id
 from app.errors import EngineUnavailable
+from app.memory.hot_window import BatchHold
 from app.runtime import Runtime
 from app.stores.hot import UNAVAILABLE_ERRORS as REDIS_UNAVAILABLE_ERRORS
 from hippograph.responses import BatchStatus, TurnsAccepted, TurnsIngested
@@ -53,10 +54,13 @@ async def post_turns(
     now = datetime.now(UTC)
     turns = [turn.to_domain(now, access.caller.agent_id) for turn in body.turns]
     node_ids = [dialogue_id(t.session_id, t.turn_id) for t in turns]
-    new = await run_in_threadpool(runtime.hot_window.add, ns, turns, node_ids)
     # The batch id is the ingest task's id; its record exists before the task is queued, so a
-    # worker always finds it and a 202 always has a readable batch.
+    # worker always finds it and a 202 always has a readable batch. Its task holds the turns from
+    # the moment they are stored; a caller that waits keeps them for it (no running task takes them
+    # over: the report it waits for is of its own turns, SEMANTIC edges included).
     batch_id = str(uuid.uuid4())
+    hold = BatchHold(batch_id, time.time() + runtime.settings.pending_resume_after_s, queued=not body.wait)
+    new = await run_in_threadpool(runtime.hot_window.add, ns, turns, node_ids, hold)
     await run_in_threadpool(runtime.batches.queued, ns, batch_id, len(turns), now)
     await run_in_threadpool(queue_ingest, runtime, ns, [t.key for t in turns], batch_id, request, body.wait)
     result: dict[str, Any] = {
@@ -84,11 +88,12 @@ def queue_ingest(
     `resume_pending` job leaves them to it for `HIPPOGRAPH_PENDING_RESUME_AFTER` (it may wait in a
     backlog), then takes them for a new task if it has not claimed them itself by then (the message
     was lost). Until its task runs, a running task of the namespace may take them over and write them
-    with its own (`HIPPOGRAPH_INGEST_COALESCE`). Also the replay of a dead letter. `link_inline`: the
-    caller waits for the task, SEMANTIC edges included (`ingest_turns`)."""
+    with its own (`HIPPOGRAPH_INGEST_COALESCE`), unless the caller waits (`link_inline`: for the task,
+    SEMANTIC edges included, `ingest_turns`). Also the replay of a dead letter."""
     from jobs.celery_tasks import ingest_turns
 
-    runtime.hot_window.claim(ns, keys, batch_id, runtime.settings.pending_resume_after_s, time.time(), queued=True)
+    lease = runtime.settings.pending_resume_after_s
+    runtime.hot_window.claim(ns, keys, batch_id, lease, time.time(), queued=not link_inline)
     with broker_unavailable():  # the turns are in the hot window; a retry stores nothing twice
         kwargs = {"request_id": getattr(request.state, "request_id", None), "link_inline": link_inline}
         ingest_turns.apply_async((ns, keys), kwargs, task_id=batch_id)

@@ -46,6 +46,20 @@ from app.stores.hot import namespace_key
 DEFAULT_MAX_TURNS = 5000
 QUEUED = "q:"  # before the owner of a queued batch's claim: a running task may take the turns over
 
+
+@dataclass(frozen=True)
+class BatchHold:
+    """The claim a new batch's task holds on its turns from the moment they are stored (`add`)."""
+
+    owner: str  # the batch's task id
+    until: float  # epoch seconds
+    queued: bool = True  # a running task of the namespace may take the turns over (`coalesce`)
+
+    def claim_value(self) -> str:
+        """As `_CLAIM` stores it: "[QUEUED]owner expiry"."""
+        return f"{QUEUED if self.queued else ''}{self.owner} {self.until!r}"
+
+
 # Claims the keys (ARGV[4:]) still pending (KEYS[1]) for owner ARGV[1] until ARGV[2] (epoch seconds)
 # in the claims hash (KEYS[2]): each one unclaimed, held by the same owner (also as a queued batch:
 # its task takes over its own claim) or whose claim expired (an owner that died). Returns the keys
@@ -217,10 +231,15 @@ class HotWindow:
                 'send it with "replace": true to correct it',
             )
 
-    def add(self, namespace: str, turns: Sequence[Turn], node_ids: Sequence[str]) -> list[bool]:
+    def add(
+        self, namespace: str, turns: Sequence[Turn], node_ids: Sequence[str], held_for: BatchHold | None = None
+    ) -> list[bool]:
         """Store the turns; returns, per turn, whether it was new. Arrival order is kept in `seq`. A
         turn already accepted with other content raises ConflictError (nothing stored); a `replace`
-        turn overwrites its record and counts as new."""
+        turn overwrites its record and counts as new. `held_for`: the batch whose task will write
+        them claims them in the same transaction that makes them pending (a turn some task holds
+        already keeps its claim), so neither `resume_pending` nor a running task's `coalesce` can
+        take them in between as turns nobody holds."""
         self.check_conflicts(namespace, turns)
         order, records, seq_key = self._keys(namespace)
         first_seq = int(self.client.incrby(seq_key, len(turns))) - len(turns)  # type: ignore[arg-type]
@@ -237,6 +256,9 @@ class HotWindow:
             if new:
                 pipe.zadd(order, {turn.key: turn.timestamp.timestamp()})
         pipe.hset(self.pending_key(namespace), mapping=self._records_of(namespace, turns))  # type: ignore[arg-type]
+        if held_for is not None:
+            for turn in turns:
+                pipe.hsetnx(self.claims_key(namespace), turn.key, held_for.claim_value())
         pipe.execute()
         self._trim(namespace)
         return added
