@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 from celery import Task
 from celery.signals import task_failure, task_retry, task_success
 
-from app.api.schemas import MAX_TURNS_PER_BATCH
 from app.extract.llm import LlmUnavailable
 from app.memory.batch_writer import OUTAGE_ERRORS
 from app.memory.dead_letters import dead_letter_id
@@ -25,6 +24,7 @@ from app.memory.ingest import IngestReport
 from app.memory.learning import FlushReport
 from app.stores.hot import single_flight
 from app.stores.job_runs import JobRun
+from hippograph.vocabulary import MAX_TURNS_PER_BATCH
 from jobs.celery_app import LINK_PRIORITY, WRITE_PRIORITY, celery_app, queued_tasks
 from jobs.engines import current_runtime, registered_runtime
 

@@ -900,7 +900,7 @@ def main() -> None:
     args = parser.parse_args()
     with local_engines("bench-recall", BENCH_NEO4J_PORT, BENCH_REDIS_PORT, args) as settings:
         # Vectors outside the harness's temporary folder, so that --reuse finds them.
-        runtime = Runtime.open(settings.model_copy(update={"qdrant_path": VECTOR_DIR}), host_jobs=False)
+        runtime = Runtime.open(settings.model_copy(update={"qdrant_path": VECTOR_DIR}))
         try:
             run(runtime, args)
         finally:

@@ -349,7 +349,7 @@ def api_without_redis(services, tmp_path, embedder, celery_configured, namespace
             return int(sock.getsockname()[1])
 
     def serve(settings: Any) -> tuple[Any, Any, threading.Thread, str]:
-        runtime = Runtime.open(settings, host_jobs=False, embedder=embedder)
+        runtime = Runtime.open(settings, embedder=embedder)
         port = free_port()
         server = uvicorn.Server(uvicorn.Config(create_app(runtime=runtime), host="127.0.0.1", port=port,
                                                log_config=None, access_log=False))  # fmt: skip

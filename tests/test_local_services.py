@@ -36,7 +36,7 @@ def test_neo4j_restart_keeps_data_and_readiness_recovers(services, tmp_path: Pat
     port = str(unused_port)
     script = ("--port", port, "--home", str(home), "--heap", "512m", "--pagecache", "64m")
     settings = make_settings(services, tmp_path, NEO4J_URI=f"bolt://127.0.0.1:{port}", NEO4J_PASSWORD="")
-    runtime = Runtime.open(settings, host_jobs=False, embedder=embedder)
+    runtime = Runtime.open(settings, embedder=embedder)
     marker = uuid.uuid4().hex
     try:
         with TestClient(create_app(runtime=runtime), headers=admin_headers()) as client:

@@ -4,7 +4,9 @@ Authentication hashes the presented key (SHA-256) and looks the hash up; the boo
 compared in constant time. Known keys are cached in this process for `cache_ttl_s` seconds (default
 5): a revoked key stops working at once in the process that revoked it and within the TTL in every
 other process. Unknown keys are never cached (a key created a moment ago works at once).
-"""
+
+Layers of one concept (one file name): `app/domain/keys.py` (roles, callers and viewers, pure);
+`app/auth/keys.py` (API keys over the graph); `app/api/keys.py` (the key routes)."""
 
 from __future__ import annotations
 

@@ -8,7 +8,9 @@ Statuses: `pending` (not started), `running`, `blocked` (waiting, e.g. on a depe
 `done`, `failed`, and `suspended` (set only by suspend, left only by resume, which puts back the
 status the task had). `running` and `done` need every dependency `done`. `done` is final; a `failed`
 task may be retried (back to `pending`).
-"""
+
+Layers of one concept (one file name): `app/domain/tasks.py` (task statuses and rules, pure);
+`app/memory/tasks.py` (task trees over the graph); `app/api/tasks.py` (the routes)."""
 
 from __future__ import annotations
 

@@ -20,8 +20,8 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from app.api.errors import REQUEST_ID_HEADER, error_response
 from app.domain.keys import Caller
+from app.operations.errors import REQUEST_ID_HEADER, error_response
 from hippograph.mcp.server import Target, build_server
 
 NAMESPACE_HEADER = "X-Hippograph-Namespace"

@@ -2,7 +2,9 @@
 running while the ingest task runs (again after a retry), done with the ingest report (and the
 dead letters of turns that could not be written, the others were), or failed with the reason once
 the task gives up. The batch id is the Celery id of the batch's ingest task.
-"""
+
+Layers of one concept (one file name): `app/memory/batches.py` (what became of a batch);
+`app/stores/batches.py` (its records in Redis)."""
 
 from __future__ import annotations
 

@@ -4,7 +4,10 @@ says how names are compared), and the explicit aliases that bind more names to a
 One read (`entity.resolve`, index-backed: `memory_name`, `entity_alias_key`) answers a whole batch of
 names; every writer asks it before deriving an id, so a saved Person, a speaker and a name in a
 turn land on one node. Only names the namespace already holds resolve; the others are new.
-"""
+
+Layers of one concept (one file name): `app/domain/entities.py` (the pure name rules);
+`app/memory/entities.py` (resolution over the graph); `app/api/entities.py` (the merge and split
+routes); `app/evaluation/entities.py` (scoring resolution on a labelled set)."""
 
 from __future__ import annotations
 

@@ -5,7 +5,9 @@ A task is saved like any memory (`MemoryNodes.save`: one transaction, then its v
 status as further properties and its HIERARCHY and DEPENDENCY edges written in the same transaction.
 A cycle is refused before anything is written: a task cannot depend on itself, directly or through
 others, nor sit below one of its own subtasks.
-"""
+
+Layers of one concept (one file name): `app/domain/tasks.py` (task statuses and rules, pure);
+`app/memory/tasks.py` (task trees over the graph); `app/api/tasks.py` (the routes)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
 """Batch records in Redis: one hash per write batch, `hg:{<namespace>}:batch:<batch id>`, expiring
-after the batch TTL. The fields are strings; `app/memory/batches.py` gives them their meaning."""
+after the batch TTL. The fields are strings; `app/memory/batches.py` gives them their meaning.
+
+Layers of one concept (one file name): `app/memory/batches.py` (what became of a batch);
+`app/stores/batches.py` (its records in Redis)."""
 
 from __future__ import annotations
 
