@@ -10,7 +10,7 @@ from app.api.access import Engines, ReadAccess
 from app.api.bodies import JsonBodyRoute
 from app.api.errors import error_responses
 from app.context.builder import ContextRequest
-from app.operations.schemas import ContextBody
+from app.operations.context_bodies import ContextBody
 from hippograph.responses import ContextResponse
 
 router = APIRouter(prefix="/v1/namespaces", tags=["context management"], route_class=JsonBodyRoute)

@@ -14,7 +14,7 @@ from pydantic import ConfigDict, Field, model_validator
 from app.api.access import AdminAccess, Engines
 from app.api.bodies import JsonBodyRoute
 from app.api.errors import error_responses
-from app.operations.schemas import Strict, Text
+from app.operations.fields import Strict, Text
 from hippograph.responses import EntityMergeResponse
 
 

@@ -13,7 +13,8 @@ from fastapi import APIRouter, Path, Query
 from app.api.access import Engines, ReadAccess, WriteAccess
 from app.api.bodies import JsonBodyRoute
 from app.api.errors import error_responses
-from app.operations.schemas import RunResumeBody, RunStepBody, Text
+from app.operations.context_bodies import RunResumeBody, RunStepBody
+from app.operations.fields import Text
 from hippograph.responses import RunStatus, RunStepResult
 
 router = APIRouter(prefix="/v1/namespaces", tags=["context management"], route_class=JsonBodyRoute)
