@@ -143,6 +143,9 @@ def optimize_vectors() -> dict[str, Any]:
         return {"optimized": changed, "seconds": round(seconds, 3)}
 
 
+# The report of a batch another task wrote (`_close_taken_over`): nothing written by its own task.
+_EMPTY_REPORT = {name: value for name, value in asdict(IngestReport()).items() if name != "unlinked"}
+
 # How long a running ingest task holds its turns without renewing its claim (it renews a third of
 # the way): a task that died lets them go after this, for the `resume_pending` job.
 CLAIM_LEASE_S = 60.0
@@ -210,6 +213,18 @@ def _write(
         return records, runtime.batch_writer.write(namespace, records, datetime.now(UTC), batch_id, link)
 
 
+def _close_taken_over(runtime: Runtime, namespace: str, batches: set[str], writer: str) -> None:
+    """Mark done the queued `batches` this task took turns over from and none of whose turns is
+    pending any more: their own task may have died with its process (the broker re-delivers it only
+    after its visibility timeout, an hour), and the batch would read `running` meanwhile. A task
+    still alive finds its batch done and leaves the record as it is."""
+    for batch in sorted(batches):
+        keys = runtime.batches.open_keys(namespace, batch)
+        if keys is not None and not runtime.hot_window.pending_records(namespace, keys):
+            report = {**_EMPTY_REPORT, "written_by": writer}
+            runtime.batches.done(namespace, batch, report, datetime.now(UTC))
+
+
 def _own_queue(task: Task) -> str | None:
     """The queue `task` was delivered from: its follow-up tasks go there too, to the workers that
     serve it (None: the default queue)."""
@@ -264,10 +279,14 @@ def ingest_turns(
         # Turns later batches queued, written with these (their tasks find them written). Only by a
         # task that has turns of its own to write: one whose turns were all written or taken over is
         # done at once, so the queue behind a long write drains instead of each task writing again.
+        emptied: set[str] = set()  # the queued batches whose turns this task took over
         if claimed:
             room = runtime.settings.ingest_coalesce_max - len(claimed)
-            claimed += runtime.hot_window.coalesce(namespace, owner, CLAIM_LEASE_S, time.time(), room)
+            coalesced = runtime.hot_window.coalesce(namespace, owner, CLAIM_LEASE_S, time.time(), room)
+            emptied = runtime.hot_window.taken_from(namespace, coalesced)
+            claimed += coalesced
         records, report = _write(runtime, namespace, claimed, owner, batch_id, link_inline)
+        _close_taken_over(runtime, namespace, emptied - {batch_id}, batch_id or owner)
         # This batch's turns another running task took over: done once they are written.
         taken_over = runtime.hot_window.taken_over(namespace, turn_keys, owner)
     except OUTAGE_ERRORS as exc:

@@ -42,9 +42,9 @@ def replay_dead_letter(
     if it fails again it is put aside again."""
     ns = access.namespace
     runtime.namespaces.require(ns)
-    runtime.dead_letters.get(ns, dead_letter_id)  # 404 before any batch is recorded
+    waiting = runtime.dead_letters.get(ns, dead_letter_id)  # 404 before any batch is recorded
     batch_id = str(uuid.uuid4())
-    runtime.batches.queued(ns, batch_id, 1, datetime.now(UTC))
+    runtime.batches.queued(ns, batch_id, [waiting.turn_key], datetime.now(UTC))
     letter = runtime.dead_letters.requeue(ns, dead_letter_id)
     queue_ingest(runtime, queue, ns, [letter.turn_key], batch_id, request)
     url = request.app.url_path_for("get_batch", ns=ns, batch_id=batch_id)

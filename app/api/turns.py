@@ -66,7 +66,7 @@ async def post_turns(
     batch_id = str(uuid.uuid4())
     hold = BatchHold(batch_id, time.time() + runtime.settings.pending_resume_after_s, queued=not body.wait)
     new = await run_in_threadpool(runtime.hot_window.add, ns, turns, node_ids, hold)
-    await run_in_threadpool(runtime.batches.queued, ns, batch_id, len(turns), now)
+    await run_in_threadpool(runtime.batches.queued, ns, batch_id, [t.key for t in turns], now)
     await run_in_threadpool(queue_ingest, runtime, queue, ns, [t.key for t in turns], batch_id, request, body.wait)
     result: dict[str, Any] = {
         "task_id": batch_id,
