@@ -184,7 +184,9 @@ class RawBridge:
         self.process = subprocess.Popen(BRIDGE, env=bridge_env(live_api, key), cwd=REPO, stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
         self.lines: queue.Queue[bytes] = queue.Queue()
-        threading.Thread(target=lambda: [self.lines.put(line) for line in self.process.stdout], daemon=True).start()
+        self.reader = threading.Thread(target=lambda: [self.lines.put(line) for line in self.process.stdout],
+                                       daemon=True)  # fmt: skip
+        self.reader.start()
 
     def send(self, message: dict[str, Any] | str) -> None:
         line = message if isinstance(message, str) else json.dumps(message)
@@ -194,6 +196,15 @@ class RawBridge:
 
     def receive(self) -> dict[str, Any]:
         return dict(json.loads(self.lines.get(timeout=60)))
+
+    def close(self) -> list[bytes]:
+        """Closes its stdin (it ends, once what is in flight is answered); what it wrote since the last read."""
+        assert self.process.stdin is not None and self.process.stderr is not None
+        self.process.stdin.close()
+        assert self.process.wait(timeout=60) == 0
+        assert self.process.stderr.read() == b""
+        self.reader.join(timeout=10)
+        return list(self.lines.queue)
 
     def ask(self, message: dict[str, Any]) -> dict[str, Any]:
         self.send(message)
@@ -208,8 +219,9 @@ def request(request_id: int | str, method: str, **params: Any) -> dict[str, Any]
 
 def test_the_stdio_bridge_speaks_json_rpc_lines(live_api, namespace) -> None:  # type: ignore[no-untyped-def]
     """Both protocol eras through the bridge, a line each way: the `initialize` handshake (2025-06-18)
-    then tools/list and tools/call; a 2026-07-28 request (its version in `_meta`); a bad line; a key
-    revoked while the bridge runs. Closing stdin ends it, with status 0 and nothing on stderr."""
+    then tools/list and tools/call; a 2026-07-28 request (its version in `_meta`); a bad line; a
+    cancelled request; a key revoked while the bridge runs. Closing stdin ends it, with status 0 and
+    nothing on stderr."""
     keys = setup_namespace(live_api, namespace)
     bridge = RawBridge(live_api, keys["writer"])
     try:
@@ -233,16 +245,22 @@ def test_the_stdio_bridge_speaks_json_rpc_lines(live_api, namespace) -> None:  #
             saved["structuredContent"]["id"]
         ]
 
+        # Cancelled, a request is never answered: its POST ends (this query would otherwise be answered
+        # its timeout error after HIPPOGRAPH_CYPHER_TIMEOUT, or its count); the bridge goes on.
+        slow = "MATCH (m:Memory {namespace: $namespace}) UNWIND range(1, 2000000000) AS x RETURN count(x) AS n"
+        bridge.send(request(7, "tools/call", name="graph_query", arguments={"query": slow}))
+        bridge.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}})
+        assert bridge.ask(request(8, "ping"))["result"] == {}
+
         with httpx.Client(base_url=live_api, headers=admin_headers()) as http:
             key_id = http.get("/v1/me", headers=bearer(keys["writer"])).json()["key_id"]
             assert http.delete(f"/v1/keys/{key_id}").status_code == 200
         refused = bridge.ask(request(6, "tools/list"))["error"]
         assert refused["message"].startswith("HTTP 401 from the Hippograph API") and refused["data"]["error"]
+        assert bridge.close() == []  # nothing more: the cancelled request was not answered at exit either
     finally:
-        assert bridge.process.stdin is not None
-        bridge.process.stdin.close()
-        assert bridge.process.wait(timeout=30) == 0
-        assert bridge.process.stderr is not None and bridge.process.stderr.read() == b""
+        if bridge.process.poll() is None:
+            bridge.process.kill()
 
 
 def bridge_start(url: str, key: str | None, *args: str) -> subprocess.CompletedProcess[str]:

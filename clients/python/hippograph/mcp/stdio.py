@@ -100,28 +100,31 @@ class Bridge:
         self._writing = anyio.Lock()
         self._protocol_version: str | None = None  # what `initialize` agreed on (handshake revisions)
         self._in_flight: dict[str, anyio.CancelScope] = {}  # by request id (as JSON)
+        self._tasks: TaskGroup | None = None
 
     async def run(self, lines: BinaryIO) -> None:
         async with anyio.create_task_group() as tasks:
+            self._tasks = tasks
             async for line in anyio.wrap_file(lines):
-                if line.strip():
-                    await self._take(line, tasks)
+                if line.strip() and (message := await self._take(line)) is not None:
+                    tasks.start_soon(self._forward, message)
 
-    async def _take(self, line: bytes, tasks: TaskGroup) -> None:
+    async def _take(self, line: bytes) -> dict[str, Any] | None:
+        """The message of a line to forward; None when the bridge answered it or acted on it itself."""
         try:
             message = json.loads(line)
         except ValueError as error:  # UnicodeDecodeError included
             await self._write(_error(None, PARSE_ERROR, f"not JSON: {error}"))
-            return
+            return None
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
             await self._write(_error(None, INVALID_REQUEST, "one JSON-RPC 2.0 message object a line"))
-            return
+            return None
         if message.get("method") == "notifications/cancelled":
             cancelled = _mapping(message.get("params")).get("requestId")
             if (scope := self._in_flight.get(json.dumps(cancelled))) is not None:
                 scope.cancel()
-            return
-        tasks.start_soon(self._forward, message)
+            return None
+        return message
 
     async def _forward(self, message: dict[str, Any]) -> None:
         request_id = message.get("id")
@@ -179,8 +182,12 @@ class Bridge:
     async def _write(self, message: dict[str, Any]) -> None:
         line = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
         async with self._writing:
-            await self._out.write(line)
-            await self._out.flush()
+            try:
+                await self._out.write(line)
+                await self._out.flush()
+            except OSError:  # stdout is closed: the client is gone, so the bridge ends (no traceback)
+                if self._tasks is not None:
+                    self._tasks.cancel_scope.cancel()
 
 
 def _messages(response: httpx.Response) -> list[dict[str, Any]] | None:
