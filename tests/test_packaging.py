@@ -40,6 +40,10 @@ CLIENT_DIR = REPO / "clients" / "python"
 NOTE = {"type": "Knowledge", "label": "Beta", "content": "The beta ships on Friday"}
 # The server's engines, and the MCP library (the stdio bridge speaks the protocol itself).
 HEAVY = ("torch", "neo4j", "celery", "qdrant_client", "onnxruntime", "mcp")
+# The README's `uvx` / `pipx run` servers, and where scripts/install.sh puts uv and pipx.
+WHEEL_SNIPPET = re.compile(r"<!-- mcp-wheel-snippet -->\n```json\n(.*?)\n```", re.S)
+LAUNCHERS = REPO / ".cache" / "tools" / "mcp-launchers" / "bin"
+README_URL, README_KEY = "http://127.0.0.1:8000", "hg_..."
 LIGHT_MAX_BYTES = 50 * 1024 * 1024
 LIGHT_INSTALL_MAX_S = 30.0
 START_DEADLINE_S = 180.0
@@ -203,13 +207,15 @@ def installed_bytes(root: Path) -> int:
     return sum(path.stat().st_size for path in root.rglob("*") if path.is_file() and not path.is_symlink())
 
 
-def over_the_bridge(command: Path, url: str, key: str) -> tuple[set[str], Any]:
-    """The tools `hippograph mcp` lists to `key`, and what its recall_memory answers, through the `mcp`
-    package's client (this environment's; the light one has no MCP library)."""
-    env = clean_env(HIPPOGRAPH_URL=url, HIPPOGRAPH_API_KEY=key)
+def over_the_bridge(command: Path, url: str, key: str, args: list[str] | None = None,
+                    **env: str) -> tuple[set[str], Any]:  # fmt: skip
+    """The tools `hippograph mcp` (or `command` with `args`) lists to `key`, and what its recall_memory
+    answers, through the `mcp` package's client (this environment's; the light one has no MCP library)."""
+    parameters = StdioServerParameters(command=str(command), args=args or ["mcp"], cwd="/",
+                                       env=clean_env(HIPPOGRAPH_URL=url, HIPPOGRAPH_API_KEY=key, **env))  # fmt: skip
 
     async def session() -> tuple[set[str], Any]:
-        async with Client(StdioServerParameters(command=str(command), args=["mcp"], env=env, cwd="/")) as client:
+        async with Client(parameters) as client:
             names = {tool.name for tool in (await client.list_tools()).tools}
             recalled = await client.call_tool("recall_memory", {"query": "When does the beta ship?"})
             assert not recalled.is_error, recalled.content
@@ -259,3 +265,31 @@ def test_the_light_client_installs_small_and_fast_and_works(live_api: str, names
         listed, recalled = over_the_bridge(command, live_api, keys[role])
         assert listed == tools, role
         assert saved["id"] in [card["id"] for card in recalled["items"]], role
+
+
+def test_the_readme_uvx_and_pipx_lines_start_the_bridge(live_api: str, namespace: str, wheels: dict[str, Path],
+                                                        tmp_path: Path) -> None:  # fmt: skip
+    """The README's `uvx` and `pipx run` servers, as written but for the paths (uv's and pipx's, the
+    built wheel's) and the URL and key, each with an empty cache of its own: its dependencies come from
+    the package index. Each lists the seven tools to a writer key and finds a saved note by recall."""
+    (text,) = WHEEL_SNIPPET.findall((REPO / "README.md").read_text())
+    servers = json.loads(text)["mcpServers"]
+    with httpx.Client(base_url=live_api, headers=admin_headers()) as http:
+        assert http.put(f"/v1/namespaces/{namespace}").status_code == 201
+        key = http.post("/v1/keys", json={"namespace": namespace, "role": "writer", "agent_id": "wheel"}).json()["key"]
+        saved = http.post(f"/v1/namespaces/{namespace}/memories", json=NOTE).json()
+    caches = {"UV_CACHE_DIR": str(tmp_path / "uv-cache"), "PIPX_HOME": str(tmp_path / "pipx-home"),
+              "PIPX_BIN_DIR": str(tmp_path / "pipx-bin")}  # fmt: skip
+    started = set()
+    for server in servers.values():
+        launcher = LAUNCHERS / Path(server["command"]).name
+        assert launcher.exists(), f"{launcher} is missing: run scripts/install.sh"
+        wheel_args = [arg for arg in server["args"] if arg.endswith(".whl")]
+        assert [Path(arg).name for arg in wheel_args] == [wheels["client"].name], server["args"]
+        args = [str(wheels["client"]) if arg in wheel_args else arg for arg in server["args"]]
+        assert server["env"] == {"HIPPOGRAPH_URL": README_URL, "HIPPOGRAPH_API_KEY": README_KEY}
+        listed, recalled = over_the_bridge(launcher, live_api, key, args, **caches)
+        assert listed == SEVEN, launcher.name
+        assert saved["id"] in [card["id"] for card in recalled["items"]], launcher.name
+        started.add(launcher.name)
+    assert started == {"uvx", "pipx"}
