@@ -21,10 +21,9 @@ from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.domain.keys import Caller
+from app.mcp.server import Target, build_server
 from app.operations.errors import REQUEST_ID_HEADER, error_response
-from hippograph.mcp.server import Target, build_server
-
-NAMESPACE_HEADER = "X-Hippograph-Namespace"
+from hippograph.mcp import NAMESPACE_HEADER
 
 
 def target_of(ctx: ServerRequestContext[Any, Any], client: httpx.AsyncClient) -> Target:
