@@ -36,6 +36,14 @@ DEFAULT_URL = "http://127.0.0.1:8000"
 DEFAULT_TIMEOUT_S = 660.0  # longer than a `wait` on the write tracks (app/api/turns.py: 600 s)
 
 
+def key_namespace(identity: KeyIdentity) -> str:
+    """The namespace a key is bound to (`GET /v1/me`); the bootstrap admin key holds every namespace,
+    so a caller using it must name one."""
+    if identity.namespace is None:
+        raise ValueError("namespace: this key (the bootstrap admin) holds every namespace; name one")
+    return str(identity.namespace)
+
+
 class Routes:
     """Every route of the API, as methods of both clients."""
 
@@ -114,9 +122,7 @@ class _Base(Routes):
         )
 
     def _adopt_key_namespace(self, identity: KeyIdentity) -> None:
-        if identity.namespace is None:
-            raise ValueError("no namespace: this key (the bootstrap admin) holds every namespace; pass namespace=")
-        self.namespace = identity.namespace
+        self.namespace = key_namespace(identity)
 
     @staticmethod
     def _read(request: ApiRequest[T], response: httpx.Response) -> T:
