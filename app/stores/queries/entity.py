@@ -1,0 +1,169 @@
+"""Typed calls of cypher/entity.cypher (app/stores/queries/__init__.py)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, TypedDict, cast
+
+from app.stores.queries.base import Queries
+
+
+class ResolveRow(TypedDict):
+    type: str
+    key: str
+    by_name: Any
+    by_alias: list[dict[str, Any]]
+    by_first_name: Any
+
+
+class BindAliasesRow(TypedDict):
+    key: str
+    target_id: str
+
+
+class SetAliasesRow(TypedDict):
+    id: str
+
+
+class AdoptRow(TypedDict):
+    node: dict[str, Any]
+    type: str
+
+
+class RedirectRow(TypedDict):
+    keep_id: str
+    merge_id: str
+
+
+class RecordRow(TypedDict):
+    record: dict[str, Any]
+
+
+class NodeRelationshipsRow(TypedDict):
+    type: str
+    source_id: str
+    target_id: str
+    properties: dict[str, Any]
+
+
+class RepointAliasesRow(TypedDict):
+    keys: list[str]
+
+
+class RestoreAliasesRow(TypedDict):
+    restored: list[str]
+
+
+class DeleteLinksRow(TypedDict):
+    deleted: int
+
+
+class EntityQueries(Queries):
+    def resolve(self, *, namespace: str, names: list[str]) -> list[ResolveRow]:
+        return cast("list[ResolveRow]", self._read("entity.resolve", namespace=namespace, names=names))
+
+    def bind_aliases(
+        self, *, namespace: str, aliases: list[str], type: str, id: str, origin: str, now: datetime
+    ) -> list[BindAliasesRow]:
+        return cast(
+            "list[BindAliasesRow]",
+            self._write(
+                "entity.bind_aliases", namespace=namespace, aliases=aliases, type=type, id=id, origin=origin, now=now
+            ),
+        )
+
+    def set_aliases(self, *, namespace: str, id: str, names: list[str], keys: list[str]) -> list[SetAliasesRow]:
+        return cast(
+            "list[SetAliasesRow]", self._write("entity.set_aliases", namespace=namespace, id=id, names=names, keys=keys)
+        )
+
+    def adopt(self, *, namespace: str, id: str, properties: dict[str, Any]) -> list[AdoptRow]:
+        return cast("list[AdoptRow]", self._write("entity.adopt", namespace=namespace, id=id, properties=properties))
+
+    def redirect(self, *, namespace: str, id: str) -> list[RedirectRow]:
+        return cast("list[RedirectRow]", self._read("entity.redirect", namespace=namespace, id=id))
+
+    def record(self, *, namespace: str, merge_id: str, merged_id: str) -> list[RecordRow]:
+        return cast(
+            "list[RecordRow]", self._write("entity.record", namespace=namespace, merge_id=merge_id, merged_id=merged_id)
+        )
+
+    def node_relationships(self, *, namespace: str, id: str) -> list[NodeRelationshipsRow]:
+        return cast("list[NodeRelationshipsRow]", self._write("entity.node_relationships", namespace=namespace, id=id))
+
+    def update_survivor(
+        self, *, namespace: str, id: str, turn_ids: list[str], merged_id: str, name_key: str, now: datetime
+    ) -> list[SetAliasesRow]:
+        return cast(
+            "list[SetAliasesRow]",
+            self._write(
+                "entity.update_survivor",
+                namespace=namespace,
+                id=id,
+                turn_ids=turn_ids,
+                merged_id=merged_id,
+                name_key=name_key,
+                now=now,
+            ),
+        )
+
+    def unset_aliases(self, *, namespace: str, id: str, names: list[str], keys: list[str]) -> list[SetAliasesRow]:
+        return cast(
+            "list[SetAliasesRow]",
+            self._write("entity.unset_aliases", namespace=namespace, id=id, names=names, keys=keys),
+        )
+
+    def restore_survivor(
+        self, *, namespace: str, id: str, turn_ids: list[str], merged_id: str, name_key_set: Any, now: datetime
+    ) -> list[SetAliasesRow]:
+        return cast(
+            "list[SetAliasesRow]",
+            self._write(
+                "entity.restore_survivor",
+                namespace=namespace,
+                id=id,
+                turn_ids=turn_ids,
+                merged_id=merged_id,
+                name_key_set=name_key_set,
+                now=now,
+            ),
+        )
+
+    def repoint_aliases(self, *, namespace: str, from_id: str, to_id: str) -> list[RepointAliasesRow]:
+        return cast(
+            "list[RepointAliasesRow]",
+            self._write("entity.repoint_aliases", namespace=namespace, from_id=from_id, to_id=to_id),
+        )
+
+    def restore_aliases(
+        self, *, namespace: str, type: str, moved_keys: list[str], keep_id: str, merged_id: str, merge_id: str
+    ) -> list[RestoreAliasesRow]:
+        return cast(
+            "list[RestoreAliasesRow]",
+            self._write(
+                "entity.restore_aliases",
+                namespace=namespace,
+                type=type,
+                moved_keys=moved_keys,
+                keep_id=keep_id,
+                merged_id=merged_id,
+                merge_id=merge_id,
+            ),
+        )
+
+    def delete_links(self, *, namespace: str, links: list[dict[str, Any]]) -> list[DeleteLinksRow]:
+        return cast("list[DeleteLinksRow]", self._write("entity.delete_links", namespace=namespace, links=links))
+
+    def save_record(self, *, namespace: str, merge_id: str, record: dict[str, Any]) -> list[RecordRow]:
+        return cast(
+            "list[RecordRow]", self._write("entity.save_record", namespace=namespace, merge_id=merge_id, record=record)
+        )
+
+    def mark_split(self, *, namespace: str, merge_id: str, now: datetime, agent_id: str) -> list[RecordRow]:
+        return cast(
+            "list[RecordRow]",
+            self._write("entity.mark_split", namespace=namespace, merge_id=merge_id, now=now, agent_id=agent_id),
+        )
+
+    def delete_records(self, *, namespace: str) -> list[DeleteLinksRow]:
+        return cast("list[DeleteLinksRow]", self._write("entity.delete_records", namespace=namespace))

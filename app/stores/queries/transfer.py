@@ -1,0 +1,45 @@
+"""Typed calls of cypher/transfer.cypher (app/stores/queries/__init__.py)."""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict, cast
+
+from app.stores.queries.base import Queries
+
+
+class ExportNodesRow(TypedDict):
+    id: str
+    labels: list[str]
+    properties: dict[str, Any]
+
+
+class ExportRelationshipsRow(TypedDict):
+    source: str
+    visibility: dict[str, Any]
+    relationships: int
+
+
+class ImportNodesRow(TypedDict):
+    created: int
+
+
+class TransferQueries(Queries):
+    def export_nodes(self, *, namespace: str, after: str, limit: int) -> list[ExportNodesRow]:
+        return cast(
+            "list[ExportNodesRow]", self._read("transfer.export_nodes", namespace=namespace, after=after, limit=limit)
+        )
+
+    def export_relationships(self, *, namespace: str, after: str, limit: int) -> list[ExportRelationshipsRow]:
+        return cast(
+            "list[ExportRelationshipsRow]",
+            self._read("transfer.export_relationships", namespace=namespace, after=after, limit=limit),
+        )
+
+    def import_nodes(self, *, namespace: str, nodes: int) -> list[ImportNodesRow]:
+        return cast("list[ImportNodesRow]", self._write("transfer.import_nodes", namespace=namespace, nodes=nodes))
+
+    def import_relationships(self, *, namespace: str, relationships: int) -> list[ImportNodesRow]:
+        return cast(
+            "list[ImportNodesRow]",
+            self._write("transfer.import_relationships", namespace=namespace, relationships=relationships),
+        )
