@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, TypedDict, cast
+from typing import TypedDict, cast
 
 from app.stores.queries.base import Queries
 
@@ -31,14 +31,14 @@ class DeleteWeakEdgesRow(TypedDict):
 
 class ForgettingQueries(Queries):
     def decay_nodes(
-        self, *, namespace: str, half_lives: dict[str, Any], now: datetime, ln2: Any
+        self, *, namespace: str, half_lives: dict[str, float], now: datetime, ln2: float
     ) -> list[DecayNodesRow]:
         return cast(
             "list[DecayNodesRow]",
             self._batched("forgetting.decay_nodes", namespace=namespace, half_lives=half_lives, now=now, ln2=ln2),
         )
 
-    def decay_edges(self, *, namespace: str, now: datetime, ln2: Any, edge_half_life: Any) -> list[DecayNodesRow]:
+    def decay_edges(self, *, namespace: str, now: datetime, ln2: float, edge_half_life: float) -> list[DecayNodesRow]:
         return cast(
             "list[DecayNodesRow]",
             self._batched(
@@ -46,14 +46,14 @@ class ForgettingQueries(Queries):
             ),
         )
 
-    def count_soft_forgotten(self, *, namespace: str, threshold: Any) -> list[CountSoftForgottenRow]:
+    def count_soft_forgotten(self, *, namespace: str, threshold: float) -> list[CountSoftForgottenRow]:
         return cast(
             "list[CountSoftForgottenRow]",
             self._read("forgetting.count_soft_forgotten", namespace=namespace, threshold=threshold),
         )
 
     def prune_candidates(
-        self, *, namespace: str, prune_weights: dict[str, Any], limit: int
+        self, *, namespace: str, prune_weights: dict[str, float], limit: int
     ) -> list[PruneCandidatesRow]:
         return cast(
             "list[PruneCandidatesRow]",
@@ -63,7 +63,7 @@ class ForgettingQueries(Queries):
     def delete_nodes(self, *, namespace: str, ids: list[str]) -> list[DeleteNodesRow]:
         return cast("list[DeleteNodesRow]", self._batched("forgetting.delete_nodes", namespace=namespace, ids=ids))
 
-    def delete_weak_edges(self, *, namespace: str, floor: Any) -> list[DeleteWeakEdgesRow]:
+    def delete_weak_edges(self, *, namespace: str, floor: float) -> list[DeleteWeakEdgesRow]:
         return cast(
             "list[DeleteWeakEdgesRow]", self._batched("forgetting.delete_weak_edges", namespace=namespace, floor=floor)
         )

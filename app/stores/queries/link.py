@@ -7,11 +7,20 @@ from typing import Any, TypedDict, cast
 from app.stores.queries.base import Queries
 
 
+class NewLink(TypedDict):
+    """A relationship to create (`app/memory/records.link_row`): its type, oriented ends, properties."""
+
+    type: str
+    source_id: str
+    target_id: str
+    properties: dict[str, Any]
+
+
 class CreateRow(TypedDict):
     type: str
     source_id: str
     target_id: str
-    created: int
+    created: bool
 
 
 class GetRow(TypedDict):
@@ -22,7 +31,7 @@ class GetRow(TypedDict):
 
 
 class LinkQueries(Queries):
-    def create(self, *, namespace: str, links: list[dict[str, Any]]) -> list[CreateRow]:
+    def create(self, *, namespace: str, links: list[NewLink]) -> list[CreateRow]:
         return cast("list[CreateRow]", self._write("link.create", namespace=namespace, links=links))
 
     def get(self, *, namespace: str, source_id: str, type: str, target_id: str) -> list[GetRow]:

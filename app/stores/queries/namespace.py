@@ -9,19 +9,19 @@ from app.stores.queries.base import Queries
 
 
 class UpsertRow(TypedDict):
-    namespace: str
-    created: int
+    namespace: dict[str, Any]  # the Namespace node's properties
+    created: bool
 
 
 class GetRow(TypedDict):
-    namespace: str
+    namespace: dict[str, Any]
 
 
 class CountsByTypeRow(TypedDict):
     type: str
     count: int
-    hot: Any
-    warm: Any
+    hot: int
+    warm: int
 
 
 class CountMemoriesRow(TypedDict):
@@ -35,7 +35,7 @@ class DeleteRelationshipsRow(TypedDict):
 class ListNamesRow(TypedDict):
     name: str
     capacity: int
-    low_water_ratio: Any
+    low_water_ratio: float
     created_at: datetime
 
 
@@ -45,10 +45,10 @@ class NamespaceQueries(Queries):
         *,
         namespace: str,
         now: datetime,
-        capacity: int,
+        capacity: int | None,
         default_capacity: int,
-        low_water_ratio: Any,
-        default_low_water_ratio: Any,
+        low_water_ratio: float | None,
+        default_low_water_ratio: float,
     ) -> list[UpsertRow]:
         return cast(
             "list[UpsertRow]",
@@ -86,5 +86,5 @@ class NamespaceQueries(Queries):
     def delete(self, *, namespace: str) -> list[DeleteRelationshipsRow]:
         return cast("list[DeleteRelationshipsRow]", self._write("namespace.delete", namespace=namespace))
 
-    def list_names(self, *, namespace: str) -> list[ListNamesRow]:
+    def list_names(self, *, namespace: str | None) -> list[ListNamesRow]:
         return cast("list[ListNamesRow]", self._read("namespace.list_names", namespace=namespace))

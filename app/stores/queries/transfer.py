@@ -7,19 +7,43 @@ from typing import Any, TypedDict, cast
 from app.stores.queries.base import Queries
 
 
+class Visibility(TypedDict):
+    private: bool | None
+    agent_id: str | None
+
+
 class ExportNodesRow(TypedDict):
     id: str
     labels: list[str]
+    properties: dict[str, Any]  # the node's stored properties
+
+
+class ExportedRelationship(TypedDict):
+    type: str
+    target: str
     properties: dict[str, Any]
+    visibility: Visibility  # of the target
 
 
 class ExportRelationshipsRow(TypedDict):
     source: str
-    visibility: dict[str, Any]
-    relationships: int
+    visibility: Visibility  # of the source
+    relationships: list[ExportedRelationship]
 
 
-class ImportNodesRow(TypedDict):
+class ImportNode(TypedDict):
+    type: str
+    properties: dict[str, Any]
+
+
+class ImportRelationship(TypedDict):
+    type: str
+    source: str
+    target: str
+    properties: dict[str, Any]
+
+
+class CreatedRow(TypedDict):
     created: int
 
 
@@ -35,11 +59,11 @@ class TransferQueries(Queries):
             self._read("transfer.export_relationships", namespace=namespace, after=after, limit=limit),
         )
 
-    def import_nodes(self, *, namespace: str, nodes: int) -> list[ImportNodesRow]:
-        return cast("list[ImportNodesRow]", self._write("transfer.import_nodes", namespace=namespace, nodes=nodes))
+    def import_nodes(self, *, namespace: str, nodes: list[ImportNode]) -> list[CreatedRow]:
+        return cast("list[CreatedRow]", self._write("transfer.import_nodes", namespace=namespace, nodes=nodes))
 
-    def import_relationships(self, *, namespace: str, relationships: int) -> list[ImportNodesRow]:
+    def import_relationships(self, *, namespace: str, relationships: list[ImportRelationship]) -> list[CreatedRow]:
         return cast(
-            "list[ImportNodesRow]",
+            "list[CreatedRow]",
             self._write("transfer.import_relationships", namespace=namespace, relationships=relationships),
         )
