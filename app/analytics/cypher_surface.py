@@ -157,9 +157,7 @@ class CypherSurface:
         private memories is refused while the namespace holds any."""
         if viewer is None or viewer.sees_private:
             return
-        hidden = CypherEndpointQueries(self.graph).hidden_private(
-            namespace=namespace, agent_id=viewer.agent_id
-        )
+        hidden = CypherEndpointQueries(self.graph).hidden_private(namespace=namespace, agent_id=viewer.agent_id)
         if hidden[0]["hidden"]:
             raise CypherForbidden(
                 "the namespace holds private memories of other agents, which any Cypher query could read; "

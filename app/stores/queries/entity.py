@@ -6,14 +6,27 @@ from datetime import datetime
 from typing import Any, TypedDict, cast
 
 from app.stores.queries.base import Queries
+from app.stores.queries.memory import NodeRow
+
+
+class NameToResolve(TypedDict):
+    type: str  # the node type
+    key: str  # the normalized name
+    derived: str  # the id a new node of that name gets
+    given: bool  # a first name alone: also look for the one Person whose full name starts with it
 
 
 class ResolveRow(TypedDict):
     type: str
     key: str
-    by_name: Any
-    by_alias: list[dict[str, Any]]
-    by_first_name: Any
+    by_name: str | None
+    by_alias: str | None
+    by_first_name: list[str]
+
+
+class Alias(TypedDict):
+    name: str
+    key: str
 
 
 class BindAliasesRow(TypedDict):
@@ -23,11 +36,6 @@ class BindAliasesRow(TypedDict):
 
 class SetAliasesRow(TypedDict):
     id: str
-
-
-class AdoptRow(TypedDict):
-    node: dict[str, Any]
-    type: str
 
 
 class RedirectRow(TypedDict):
@@ -51,7 +59,7 @@ class RepointAliasesRow(TypedDict):
 
 
 class RestoreAliasesRow(TypedDict):
-    restored: list[str]
+    restored: int
 
 
 class DeleteLinksRow(TypedDict):
@@ -59,11 +67,11 @@ class DeleteLinksRow(TypedDict):
 
 
 class EntityQueries(Queries):
-    def resolve(self, *, namespace: str, names: list[str]) -> list[ResolveRow]:
+    def resolve(self, *, namespace: str, names: list[NameToResolve]) -> list[ResolveRow]:
         return cast("list[ResolveRow]", self._read("entity.resolve", namespace=namespace, names=names))
 
     def bind_aliases(
-        self, *, namespace: str, aliases: list[str], type: str, id: str, origin: str, now: datetime
+        self, *, namespace: str, aliases: list[Alias], type: str, id: str, origin: str, now: datetime
     ) -> list[BindAliasesRow]:
         return cast(
             "list[BindAliasesRow]",
@@ -77,13 +85,13 @@ class EntityQueries(Queries):
             "list[SetAliasesRow]", self._write("entity.set_aliases", namespace=namespace, id=id, names=names, keys=keys)
         )
 
-    def adopt(self, *, namespace: str, id: str, properties: dict[str, Any]) -> list[AdoptRow]:
-        return cast("list[AdoptRow]", self._write("entity.adopt", namespace=namespace, id=id, properties=properties))
+    def adopt(self, *, namespace: str, id: str, properties: dict[str, Any]) -> list[NodeRow]:
+        return cast("list[NodeRow]", self._write("entity.adopt", namespace=namespace, id=id, properties=properties))
 
     def redirect(self, *, namespace: str, id: str) -> list[RedirectRow]:
         return cast("list[RedirectRow]", self._read("entity.redirect", namespace=namespace, id=id))
 
-    def record(self, *, namespace: str, merge_id: str, merged_id: str) -> list[RecordRow]:
+    def record(self, *, namespace: str, merge_id: str | None, merged_id: str | None) -> list[RecordRow]:
         return cast(
             "list[RecordRow]", self._write("entity.record", namespace=namespace, merge_id=merge_id, merged_id=merged_id)
         )
@@ -92,7 +100,7 @@ class EntityQueries(Queries):
         return cast("list[NodeRelationshipsRow]", self._write("entity.node_relationships", namespace=namespace, id=id))
 
     def update_survivor(
-        self, *, namespace: str, id: str, turn_ids: list[str], merged_id: str, name_key: str, now: datetime
+        self, *, namespace: str, id: str, turn_ids: list[str], merged_id: str, name_key: str | None, now: datetime
     ) -> list[SetAliasesRow]:
         return cast(
             "list[SetAliasesRow]",
@@ -114,7 +122,7 @@ class EntityQueries(Queries):
         )
 
     def restore_survivor(
-        self, *, namespace: str, id: str, turn_ids: list[str], merged_id: str, name_key_set: Any, now: datetime
+        self, *, namespace: str, id: str, turn_ids: list[str], merged_id: str, name_key_set: bool, now: datetime
     ) -> list[SetAliasesRow]:
         return cast(
             "list[SetAliasesRow]",
@@ -159,7 +167,7 @@ class EntityQueries(Queries):
             "list[RecordRow]", self._write("entity.save_record", namespace=namespace, merge_id=merge_id, record=record)
         )
 
-    def mark_split(self, *, namespace: str, merge_id: str, now: datetime, agent_id: str) -> list[RecordRow]:
+    def mark_split(self, *, namespace: str, merge_id: str, now: datetime, agent_id: str | None) -> list[RecordRow]:
         return cast(
             "list[RecordRow]",
             self._write("entity.mark_split", namespace=namespace, merge_id=merge_id, now=now, agent_id=agent_id),

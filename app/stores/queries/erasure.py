@@ -3,33 +3,56 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, TypedDict, cast
+from typing import Any, NotRequired, TypedDict, cast
 
 from app.stores.queries.base import Queries
 
 
 class SourcesRow(TypedDict):
+    """A node the filter names: a turn (with its session and turn id) or another memory."""
+
     id: str
-    turn: str
-    session_id: str
-    turn_id: str
+    turn: bool
+    session_id: str | None
+    turn_id: str | None
 
 
-class TurnsRow(TypedDict):
-    id: str
-    turn: str
-    session_id: str
-    turn_id: str
+class SourceFilter(TypedDict):
+    """What `sources` selects by (`ForgetFilter.params`; None: any)."""
+
+    agent_id: str | None
+    session_id: str | None
+    turn_ids: list[str] | None
+    tags: list[str] | None
+    since: datetime | None
+    until: datetime | None
+
+
+class TurnsRow(SourcesRow):
     text: str
     speaker: str
+
+
+class CorrectedTurn(TypedDict):
+    """A stored turn's new text (`Erasure.correct`): its node, speaker, properties, the old version."""
+
+    id: str
+    person_id: str
+    properties: dict[str, Any]
+    history: list[str]  # JSON of the version replaced
 
 
 class DerivedOnlyFromRow(TypedDict):
     ids: list[str]
 
 
+class TypeCount(TypedDict):
+    type: str
+    n: int
+
+
 class CountGoingRow(TypedDict):
-    nodes: int
+    nodes: list[TypeCount]
     relationships: int
 
 
@@ -39,7 +62,7 @@ class RepairTimelinesRow(TypedDict):
 
 class DropProvenanceRow(TypedDict):
     updated: int
-    episodes: list[dict[str, Any]]
+    episodes: list[str]
 
 
 class EventSubjectsRow(TypedDict):
@@ -54,12 +77,25 @@ class RecordAuditRow(TypedDict):
     id: str
 
 
+class AuditRecord(TypedDict):
+    """A ForgetAudit node (a property that was null is absent)."""
+
+    id: str
+    audit_namespace: str
+    at: datetime
+    role: str
+    agent_id: NotRequired[str]
+    key_id: NotRequired[str]
+    filter: str  # JSON
+    counts: str  # JSON
+
+
 class AuditRow(TypedDict):
-    record: dict[str, Any]
+    record: AuditRecord
 
 
 class ReplaceTurnsRow(TypedDict):
-    replaced: Any
+    replaced: int
 
 
 class ErasureQueries(Queries):
@@ -67,12 +103,12 @@ class ErasureQueries(Queries):
         self,
         *,
         namespace: str,
-        agent_id: str,
-        session_id: str,
-        turn_ids: list[str],
-        tags: list[str],
-        since: datetime,
-        until: datetime,
+        agent_id: str | None,
+        session_id: str | None,
+        turn_ids: list[str] | None,
+        tags: list[str] | None,
+        since: datetime | None,
+        until: datetime | None,
     ) -> list[SourcesRow]:
         return cast(
             "list[SourcesRow]",
@@ -108,7 +144,7 @@ class ErasureQueries(Queries):
         )
 
     def drop_provenance(
-        self, *, namespace: str, turns: list[dict[str, Any]], gone: list[str], turn_ids: list[str]
+        self, *, namespace: str, turns: list[str], gone: list[str], turn_ids: list[str]
     ) -> list[DropProvenanceRow]:
         return cast(
             "list[DropProvenanceRow]",
@@ -137,10 +173,10 @@ class ErasureQueries(Queries):
         id: str,
         at: datetime,
         role: str,
-        agent_id: str,
-        key_id: str,
-        filter: dict[str, Any],
-        counts: dict[str, Any],
+        agent_id: str | None,
+        key_id: str | None,
+        filter: str,  # JSON
+        counts: str,  # JSON
     ) -> list[RecordAuditRow]:
         return cast(
             "list[RecordAuditRow]",
@@ -163,7 +199,7 @@ class ErasureQueries(Queries):
     def delete_audit(self, *, namespace: str) -> list[DeleteNodesRow]:
         return cast("list[DeleteNodesRow]", self._write("erasure.delete_audit", namespace=namespace))
 
-    def replace_turns(self, *, namespace: str, turns: list[dict[str, Any]], now: datetime) -> list[ReplaceTurnsRow]:
+    def replace_turns(self, *, namespace: str, turns: list[CorrectedTurn], now: datetime) -> list[ReplaceTurnsRow]:
         return cast(
             "list[ReplaceTurnsRow]", self._write("erasure.replace_turns", namespace=namespace, turns=turns, now=now)
         )

@@ -2,21 +2,80 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, TypedDict, cast
 
 from app.stores.queries.base import Queries
 
+# -- the rows the writes take (built by app/memory/ingest.py; properties maps are open) -------
+
+
+class TurnRow(TypedDict):
+    """An `ingest.turns` row: the Dialogue node, and its session's Episode and speaker's Person."""
+
+    id: str
+    turn_id: str
+    episode_id: str
+    person_id: str
+    timestamp: datetime
+    properties: dict[str, Any]
+    episode_properties: dict[str, Any]
+    person_properties: dict[str, Any]
+
+
+class EpisodeSummary(TypedDict):
+    id: str
+    summary: str
+    content: str
+
+
+class FactKeyRow(TypedDict):
+    subject_key: str
+    slot: str
+    value_key: str | None  # null: a single-valued slot (any value)
+
+
+class NewFact(TypedDict):
+    id: str
+    properties: dict[str, Any]  # set on creation only ({} for a restated fact)
+    turn_id: str
+    dialogue_id: str
+    inferred: bool
+
+
+class Supersession(TypedDict):
+    old_id: str
+    new_id: str
+    at: datetime
+
+
+class NewEntity(TypedDict):
+    id: str
+    type: str
+    properties: dict[str, Any]
+    fact_id: str
+
+
+class NewEvent(TypedDict):
+    id: str
+    dialogue_id: str
+    properties: dict[str, Any]
+    vector_of: str | None  # not read by the query: the node whose vector the event shares
+
+
+# -- the rows they return ----------------------------------------------------------------------
+
 
 class TurnsRow(TypedDict):
     id: str
-    created: int
+    created: bool
 
 
 class TurnWindowsRow(TypedDict):
     turn: str
-    previous: str
-    next: str
+    previous: str | None
+    next: str | None
     chars: int
 
 
@@ -37,18 +96,18 @@ class SetEpisodeSummariesRow(TypedDict):
 class FactVersionsRow(TypedDict):
     subject_key: str
     slot: str
-    key_value: str
-    id: str
+    key_value: str | None
+    id: str | None  # null: the key has no version (then value_key and valid_from are null too)
     value_key: str
     valid_from: datetime
-    valid_to: Any
-    superseded_by: Any
+    valid_to: datetime | None
+    superseded_by: str | None
 
 
 class UpsertFactsRow(TypedDict):
     id: str
     inferred: bool
-    created: int
+    created: bool
 
 
 class SupersedeFactsRow(TypedDict):
@@ -65,7 +124,13 @@ class DialogueTurnsRow(TypedDict):
 
 class IngestQueries(Queries):
     def turns(
-        self, *, namespace: str, turns: list[dict[str, Any]], namespace_term: str, structural: bool, learned: bool
+        self,
+        *,
+        namespace: str,
+        turns: Sequence[TurnRow],
+        namespace_term: str,
+        structural: dict[str, Any],
+        learned: dict[str, Any],
     ) -> list[TurnsRow]:
         return cast(
             "list[TurnsRow]",
@@ -82,13 +147,15 @@ class IngestQueries(Queries):
     def turn_windows(self, *, namespace: str, ids: list[str]) -> list[TurnWindowsRow]:
         return cast("list[TurnWindowsRow]", self._read("ingest.turn_windows", namespace=namespace, ids=ids))
 
-    def chain_sessions(self, *, namespace: str, episode_ids: list[str], structural: bool) -> list[ChainSessionsRow]:
+    def chain_sessions(
+        self, *, namespace: str, episode_ids: list[str], structural: dict[str, Any]
+    ) -> list[ChainSessionsRow]:
         return cast(
             "list[ChainSessionsRow]",
             self._write("ingest.chain_sessions", namespace=namespace, episode_ids=episode_ids, structural=structural),
         )
 
-    def chain_episodes(self, *, namespace: str, structural: bool) -> list[ChainSessionsRow]:
+    def chain_episodes(self, *, namespace: str, structural: dict[str, Any]) -> list[ChainSessionsRow]:
         return cast(
             "list[ChainSessionsRow]", self._write("ingest.chain_episodes", namespace=namespace, structural=structural)
         )
@@ -99,20 +166,20 @@ class IngestQueries(Queries):
         )
 
     def set_episode_summaries(
-        self, *, namespace: str, episodes: list[dict[str, Any]], now: datetime
+        self, *, namespace: str, episodes: list[EpisodeSummary], now: datetime
     ) -> list[SetEpisodeSummariesRow]:
         return cast(
             "list[SetEpisodeSummariesRow]",
             self._write("ingest.set_episode_summaries", namespace=namespace, episodes=episodes, now=now),
         )
 
-    def fact_versions(self, *, namespace: str, keys: list[str], since: datetime) -> list[FactVersionsRow]:
+    def fact_versions(self, *, namespace: str, keys: list[FactKeyRow], since: datetime) -> list[FactVersionsRow]:
         return cast(
             "list[FactVersionsRow]", self._write("ingest.fact_versions", namespace=namespace, keys=keys, since=since)
         )
 
     def upsert_facts(
-        self, *, namespace: str, facts: list[dict[str, Any]], namespace_term: str, learned: bool
+        self, *, namespace: str, facts: list[NewFact], namespace_term: str, learned: dict[str, Any]
     ) -> list[UpsertFactsRow]:
         return cast(
             "list[UpsertFactsRow]",
@@ -122,7 +189,7 @@ class IngestQueries(Queries):
         )
 
     def supersede_facts(
-        self, *, namespace: str, supersessions: list[dict[str, Any]], now: datetime
+        self, *, namespace: str, supersessions: list[Supersession], now: datetime
     ) -> list[SupersedeFactsRow]:
         return cast(
             "list[SupersedeFactsRow]",
@@ -130,7 +197,7 @@ class IngestQueries(Queries):
         )
 
     def upsert_entities(
-        self, *, namespace: str, entities: list[dict[str, Any]], namespace_term: str, learned: bool
+        self, *, namespace: str, entities: list[NewEntity], namespace_term: str, learned: dict[str, Any]
     ) -> list[ChainSessionsRow]:
         return cast(
             "list[ChainSessionsRow]",
@@ -144,7 +211,7 @@ class IngestQueries(Queries):
         )
 
     def upsert_events(
-        self, *, namespace: str, events: list[dict[str, Any]], namespace_term: str, learned: bool
+        self, *, namespace: str, events: list[NewEvent], namespace_term: str, learned: dict[str, Any]
     ) -> list[TurnsRow]:
         return cast(
             "list[TurnsRow]",
@@ -157,7 +224,9 @@ class IngestQueries(Queries):
             ),
         )
 
-    def chain_events(self, *, namespace: str, subject_keys: list[str], structural: bool) -> list[ChainSessionsRow]:
+    def chain_events(
+        self, *, namespace: str, subject_keys: list[str], structural: dict[str, Any]
+    ) -> list[ChainSessionsRow]:
         return cast(
             "list[ChainSessionsRow]",
             self._write("ingest.chain_events", namespace=namespace, subject_keys=subject_keys, structural=structural),

@@ -7,15 +7,15 @@ from typing import Any, TypedDict, cast
 from app.stores.queries.base import Queries
 
 
-class CreateRow(TypedDict):
+class NodeRow(TypedDict):
+    """A memory node: its properties (open: they differ by type) and its type label."""
+
     node: dict[str, Any]
     type: str
-    created: int
 
 
-class GetRow(TypedDict):
-    node: dict[str, Any]
-    type: str
+class CreateRow(NodeRow):
+    created: bool
 
 
 class MissingIdsRow(TypedDict):
@@ -42,14 +42,14 @@ class MemoryQueries(Queries):
             ),
         )
 
-    def get(self, *, namespace: str, id: str) -> list[GetRow]:
-        return cast("list[GetRow]", self._read("memory.get", namespace=namespace, id=id))
+    def get(self, *, namespace: str, id: str) -> list[NodeRow]:
+        return cast("list[NodeRow]", self._read("memory.get", namespace=namespace, id=id))
 
     def missing_ids(self, *, namespace: str, ids: list[str]) -> list[MissingIdsRow]:
         return cast("list[MissingIdsRow]", self._read("memory.missing_ids", namespace=namespace, ids=ids))
 
-    def update(self, *, namespace: str, id: str, properties: dict[str, Any]) -> list[GetRow]:
-        return cast("list[GetRow]", self._write("memory.update", namespace=namespace, id=id, properties=properties))
+    def update(self, *, namespace: str, id: str, properties: dict[str, Any]) -> list[NodeRow]:
+        return cast("list[NodeRow]", self._write("memory.update", namespace=namespace, id=id, properties=properties))
 
     def forget(self, *, namespace: str, id: str) -> list[ForgetRow]:
         return cast("list[ForgetRow]", self._write("memory.forget", namespace=namespace, id=id))

@@ -12,16 +12,21 @@ class LookupRow(TypedDict):
     id: str
     found: bool
     task: bool
-    private: bool
-    agent_id: str
+    private: bool | None
+    agent_id: str | None
+    status: str | None
+
+
+class Dependency(TypedDict):
+    id: str
     status: str
 
 
 class TreeRow(TypedDict):
-    node: dict[str, Any]
+    node: dict[str, Any]  # the task node's properties
     depth: int
-    parent_id: str
-    depends_on: list[str]
+    parent_id: str | None
+    depends_on: list[Dependency]
     has_subtasks: bool
 
 
@@ -37,6 +42,20 @@ class DropDependenciesRow(TypedDict):
     dropped: int
 
 
+class TaskProperties(TypedDict):
+    id: str
+    properties: dict[str, Any]  # a null value removes the property
+
+
+class ActivationAnchor(TypedDict):
+    """A node's activation as of a suspension (app/memory/suspension.py, resume)."""
+
+    id: str
+    activation: float
+    activation_base: float
+    last_accessed: datetime
+
+
 class SetPropertiesRow(TypedDict):
     updated: int
 
@@ -48,7 +67,7 @@ class NeighboursRow(TypedDict):
 class NodesRow(TypedDict):
     id: str
     labels: list[str]
-    properties: dict[str, Any]
+    properties: dict[str, Any]  # the node's stored properties
 
 
 class RelationshipsAmongRow(TypedDict):
@@ -83,13 +102,13 @@ class TaskQueries(Queries):
             "list[DropDependenciesRow]", self._write("tasks.drop_dependencies", namespace=namespace, id=id, keep=keep)
         )
 
-    def drop_parents(self, *, namespace: str, id: str, parent_id: str) -> list[DropDependenciesRow]:
+    def drop_parents(self, *, namespace: str, id: str, parent_id: str | None) -> list[DropDependenciesRow]:
         return cast(
             "list[DropDependenciesRow]",
             self._write("tasks.drop_parents", namespace=namespace, id=id, parent_id=parent_id),
         )
 
-    def set_properties(self, *, namespace: str, rows: list[dict[str, Any]]) -> list[SetPropertiesRow]:
+    def set_properties(self, *, namespace: str, rows: list[TaskProperties]) -> list[SetPropertiesRow]:
         return cast("list[SetPropertiesRow]", self._write("tasks.set_properties", namespace=namespace, rows=rows))
 
     def neighbours(self, *, namespace: str, ids: list[str], limit: int) -> list[NeighboursRow]:
@@ -104,7 +123,7 @@ class TaskQueries(Queries):
         )
 
     def restore_activations(
-        self, *, namespace: str, rows: list[dict[str, Any]], suspended_at: datetime
+        self, *, namespace: str, rows: list[ActivationAnchor], suspended_at: datetime
     ) -> list[RestoreActivationsRow]:
         return cast(
             "list[RestoreActivationsRow]",
