@@ -2,10 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, TypedDict, cast
 
 from app.stores.queries.base import Queries
+from app.stores.queries.link import NewLink
+
+
+class BenchNode(TypedDict):
+    type: str
+    id: str
+    properties: dict[str, Any]
+
+
+class NodeUpdate(TypedDict):
+    id: str
+    properties: dict[str, Any]
 
 
 class LoadNodesRow(TypedDict):
@@ -28,9 +41,9 @@ class BenchQueries(Queries):
         start: int,
         end: int,
         types: list[str],
-        levels: int,
+        levels: list[str],
         now: datetime,
-        spread_hours: list[dict[str, Any]],
+        spread_hours: int,
         namespace_term: str,
     ) -> list[LoadNodesRow]:
         return cast(
@@ -54,16 +67,16 @@ class BenchQueries(Queries):
             self._batched("bench.load_edges", namespace=namespace, start=start, end=end, types=types),
         )
 
-    def load_memories(self, *, namespace: str, rows: list[dict[str, Any]], namespace_term: str) -> list[LoadNodesRow]:
+    def load_memories(self, *, namespace: str, rows: Sequence[BenchNode], namespace_term: str) -> list[LoadNodesRow]:
         return cast(
             "list[LoadNodesRow]",
             self._write("bench.load_memories", namespace=namespace, rows=rows, namespace_term=namespace_term),
         )
 
-    def load_relationships(self, *, namespace: str, rows: list[dict[str, Any]]) -> list[LoadNodesRow]:
+    def load_relationships(self, *, namespace: str, rows: Sequence[NewLink]) -> list[LoadNodesRow]:
         return cast("list[LoadNodesRow]", self._write("bench.load_relationships", namespace=namespace, rows=rows))
 
-    def update_memories(self, *, namespace: str, rows: list[dict[str, Any]]) -> list[UpdateMemoriesRow]:
+    def update_memories(self, *, namespace: str, rows: Sequence[NodeUpdate]) -> list[UpdateMemoriesRow]:
         return cast("list[UpdateMemoriesRow]", self._write("bench.update_memories", namespace=namespace, rows=rows))
 
     def reset_activation(self, *, namespace: str) -> list[ResetActivationRow]:
