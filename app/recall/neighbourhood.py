@@ -8,7 +8,7 @@ from app.domain.inputs import InputError, check_node_id
 from app.domain.keys import EVERYTHING, Viewer
 from app.memory.errors import NotFoundError
 from app.stores.graph import GraphStore
-from app.stores.queries.recall import FanOutRow, PathRow, RecallQueries, Related1Row, SeenBy, TaskChainRow
+from app.stores.queries.recall import FanOutRow, PathRow, RecallQueries, RelatedRow, SeenBy, TaskChainRow
 from app.stores.queries.tasks import TaskQueries
 
 MAX_DEPTH = 3
@@ -30,7 +30,7 @@ class Neighbourhood:
 
     def related(
         self, namespace: str, node_id: str, depth: int, limit: int, viewer: Viewer = EVERYTHING
-    ) -> list[Related1Row]:
+    ) -> list[RelatedRow]:
         """Nodes within `depth` hops (both directions), nearest and strongest first."""
         _check_bounds(depth, limit)
         self._require(namespace, node_id, "id", viewer)

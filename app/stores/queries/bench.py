@@ -21,7 +21,7 @@ class NodeUpdate(TypedDict):
     properties: dict[str, Any]
 
 
-class LoadNodesRow(TypedDict):
+class CreatedRow(TypedDict):
     created: int
 
 
@@ -45,9 +45,9 @@ class BenchQueries(Queries):
         now: datetime,
         spread_hours: int,
         namespace_term: str,
-    ) -> list[LoadNodesRow]:
+    ) -> list[CreatedRow]:
         return cast(
-            "list[LoadNodesRow]",
+            "list[CreatedRow]",
             self._batched(
                 "bench.load_nodes",
                 namespace=namespace,
@@ -61,20 +61,20 @@ class BenchQueries(Queries):
             ),
         )
 
-    def load_edges(self, *, namespace: str, start: int, end: int, types: list[str]) -> list[LoadNodesRow]:
+    def load_edges(self, *, namespace: str, start: int, end: int, types: list[str]) -> list[CreatedRow]:
         return cast(
-            "list[LoadNodesRow]",
+            "list[CreatedRow]",
             self._batched("bench.load_edges", namespace=namespace, start=start, end=end, types=types),
         )
 
-    def load_memories(self, *, namespace: str, rows: Sequence[BenchNode], namespace_term: str) -> list[LoadNodesRow]:
+    def load_memories(self, *, namespace: str, rows: Sequence[BenchNode], namespace_term: str) -> list[CreatedRow]:
         return cast(
-            "list[LoadNodesRow]",
+            "list[CreatedRow]",
             self._write("bench.load_memories", namespace=namespace, rows=rows, namespace_term=namespace_term),
         )
 
-    def load_relationships(self, *, namespace: str, rows: Sequence[NewLink]) -> list[LoadNodesRow]:
-        return cast("list[LoadNodesRow]", self._write("bench.load_relationships", namespace=namespace, rows=rows))
+    def load_relationships(self, *, namespace: str, rows: Sequence[NewLink]) -> list[CreatedRow]:
+        return cast("list[CreatedRow]", self._write("bench.load_relationships", namespace=namespace, rows=rows))
 
     def update_memories(self, *, namespace: str, rows: Sequence[NodeUpdate]) -> list[UpdateMemoriesRow]:
         return cast("list[UpdateMemoriesRow]", self._write("bench.update_memories", namespace=namespace, rows=rows))

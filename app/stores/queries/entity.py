@@ -16,6 +16,12 @@ class NameToResolve(TypedDict):
     given: bool  # a first name alone: also look for the one Person whose full name starts with it
 
 
+class LinkEnds(TypedDict):
+    type: str
+    source_id: str
+    target_id: str
+
+
 class ResolveRow(TypedDict):
     type: str
     key: str
@@ -34,7 +40,7 @@ class BindAliasesRow(TypedDict):
     target_id: str
 
 
-class SetAliasesRow(TypedDict):
+class IdRow(TypedDict):
     id: str
 
 
@@ -62,7 +68,7 @@ class RestoreAliasesRow(TypedDict):
     restored: int
 
 
-class DeleteLinksRow(TypedDict):
+class DeletedRow(TypedDict):
     deleted: int
 
 
@@ -80,9 +86,9 @@ class EntityQueries(Queries):
             ),
         )
 
-    def set_aliases(self, *, namespace: str, id: str, names: list[str], keys: list[str]) -> list[SetAliasesRow]:
+    def set_aliases(self, *, namespace: str, id: str, names: list[str], keys: list[str]) -> list[IdRow]:
         return cast(
-            "list[SetAliasesRow]", self._write("entity.set_aliases", namespace=namespace, id=id, names=names, keys=keys)
+            "list[IdRow]", self._write("entity.set_aliases", namespace=namespace, id=id, names=names, keys=keys)
         )
 
     def adopt(self, *, namespace: str, id: str, properties: dict[str, Any]) -> list[NodeRow]:
@@ -101,9 +107,9 @@ class EntityQueries(Queries):
 
     def update_survivor(
         self, *, namespace: str, id: str, turn_ids: list[str], merged_id: str, name_key: str | None, now: datetime
-    ) -> list[SetAliasesRow]:
+    ) -> list[IdRow]:
         return cast(
-            "list[SetAliasesRow]",
+            "list[IdRow]",
             self._write(
                 "entity.update_survivor",
                 namespace=namespace,
@@ -115,17 +121,17 @@ class EntityQueries(Queries):
             ),
         )
 
-    def unset_aliases(self, *, namespace: str, id: str, names: list[str], keys: list[str]) -> list[SetAliasesRow]:
+    def unset_aliases(self, *, namespace: str, id: str, names: list[str], keys: list[str]) -> list[IdRow]:
         return cast(
-            "list[SetAliasesRow]",
+            "list[IdRow]",
             self._write("entity.unset_aliases", namespace=namespace, id=id, names=names, keys=keys),
         )
 
     def restore_survivor(
         self, *, namespace: str, id: str, turn_ids: list[str], merged_id: str, name_key_set: bool, now: datetime
-    ) -> list[SetAliasesRow]:
+    ) -> list[IdRow]:
         return cast(
-            "list[SetAliasesRow]",
+            "list[IdRow]",
             self._write(
                 "entity.restore_survivor",
                 namespace=namespace,
@@ -159,8 +165,8 @@ class EntityQueries(Queries):
             ),
         )
 
-    def delete_links(self, *, namespace: str, links: list[dict[str, Any]]) -> list[DeleteLinksRow]:
-        return cast("list[DeleteLinksRow]", self._write("entity.delete_links", namespace=namespace, links=links))
+    def delete_links(self, *, namespace: str, links: list[LinkEnds]) -> list[DeletedRow]:
+        return cast("list[DeletedRow]", self._write("entity.delete_links", namespace=namespace, links=links))
 
     def save_record(self, *, namespace: str, merge_id: str, record: dict[str, Any]) -> list[RecordRow]:
         return cast(
@@ -173,5 +179,5 @@ class EntityQueries(Queries):
             self._write("entity.mark_split", namespace=namespace, merge_id=merge_id, now=now, agent_id=agent_id),
         )
 
-    def delete_records(self, *, namespace: str) -> list[DeleteLinksRow]:
-        return cast("list[DeleteLinksRow]", self._write("entity.delete_records", namespace=namespace))
+    def delete_records(self, *, namespace: str) -> list[DeletedRow]:
+        return cast("list[DeletedRow]", self._write("entity.delete_records", namespace=namespace))

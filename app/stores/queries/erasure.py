@@ -42,7 +42,7 @@ class CorrectedTurn(TypedDict):
     history: list[str]  # JSON of the version replaced
 
 
-class DerivedOnlyFromRow(TypedDict):
+class IdsRow(TypedDict):
     ids: list[str]
 
 
@@ -69,7 +69,7 @@ class EventSubjectsRow(TypedDict):
     subject_keys: list[str]
 
 
-class DeleteNodesRow(TypedDict):
+class DeletedRow(TypedDict):
     deleted: int
 
 
@@ -127,13 +127,11 @@ class ErasureQueries(Queries):
     def turns(self, *, namespace: str, ids: list[str]) -> list[TurnsRow]:
         return cast("list[TurnsRow]", self._read("erasure.turns", namespace=namespace, ids=ids))
 
-    def derived_only_from(self, *, namespace: str, ids: list[str]) -> list[DerivedOnlyFromRow]:
-        return cast("list[DerivedOnlyFromRow]", self._write("erasure.derived_only_from", namespace=namespace, ids=ids))
+    def derived_only_from(self, *, namespace: str, ids: list[str]) -> list[IdsRow]:
+        return cast("list[IdsRow]", self._write("erasure.derived_only_from", namespace=namespace, ids=ids))
 
-    def orphan_inferences(self, *, namespace: str, gone: list[str]) -> list[DerivedOnlyFromRow]:
-        return cast(
-            "list[DerivedOnlyFromRow]", self._write("erasure.orphan_inferences", namespace=namespace, gone=gone)
-        )
+    def orphan_inferences(self, *, namespace: str, gone: list[str]) -> list[IdsRow]:
+        return cast("list[IdsRow]", self._write("erasure.orphan_inferences", namespace=namespace, gone=gone))
 
     def count_going(self, *, namespace: str, gone: list[str]) -> list[CountGoingRow]:
         return cast("list[CountGoingRow]", self._write("erasure.count_going", namespace=namespace, gone=gone))
@@ -154,17 +152,17 @@ class ErasureQueries(Queries):
     def event_subjects(self, *, namespace: str, gone: list[str]) -> list[EventSubjectsRow]:
         return cast("list[EventSubjectsRow]", self._write("erasure.event_subjects", namespace=namespace, gone=gone))
 
-    def delete_nodes(self, *, namespace: str, gone: list[str]) -> list[DeleteNodesRow]:
-        return cast("list[DeleteNodesRow]", self._write("erasure.delete_nodes", namespace=namespace, gone=gone))
+    def delete_nodes(self, *, namespace: str, gone: list[str]) -> list[DeletedRow]:
+        return cast("list[DeletedRow]", self._write("erasure.delete_nodes", namespace=namespace, gone=gone))
 
-    def orphaned_entities(self, *, namespace: str, candidates: list[str], gone: list[str]) -> list[DerivedOnlyFromRow]:
+    def orphaned_entities(self, *, namespace: str, candidates: list[str], gone: list[str]) -> list[IdsRow]:
         return cast(
-            "list[DerivedOnlyFromRow]",
+            "list[IdsRow]",
             self._write("erasure.orphaned_entities", namespace=namespace, candidates=candidates, gone=gone),
         )
 
-    def neighbours(self, *, namespace: str, gone: list[str]) -> list[DerivedOnlyFromRow]:
-        return cast("list[DerivedOnlyFromRow]", self._write("erasure.neighbours", namespace=namespace, gone=gone))
+    def neighbours(self, *, namespace: str, gone: list[str]) -> list[IdsRow]:
+        return cast("list[IdsRow]", self._write("erasure.neighbours", namespace=namespace, gone=gone))
 
     def record_audit(
         self,
@@ -196,8 +194,8 @@ class ErasureQueries(Queries):
     def audit(self, *, namespace: str, limit: int) -> list[AuditRow]:
         return cast("list[AuditRow]", self._read("erasure.audit", namespace=namespace, limit=limit))
 
-    def delete_audit(self, *, namespace: str) -> list[DeleteNodesRow]:
-        return cast("list[DeleteNodesRow]", self._write("erasure.delete_audit", namespace=namespace))
+    def delete_audit(self, *, namespace: str) -> list[DeletedRow]:
+        return cast("list[DeletedRow]", self._write("erasure.delete_audit", namespace=namespace))
 
     def replace_turns(self, *, namespace: str, turns: list[CorrectedTurn], now: datetime) -> list[ReplaceTurnsRow]:
         return cast(

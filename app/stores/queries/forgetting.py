@@ -8,7 +8,7 @@ from typing import TypedDict, cast
 from app.stores.queries.base import Queries
 
 
-class DecayNodesRow(TypedDict):
+class DecayedRow(TypedDict):
     decayed: int
 
 
@@ -32,15 +32,15 @@ class DeleteWeakEdgesRow(TypedDict):
 class ForgettingQueries(Queries):
     def decay_nodes(
         self, *, namespace: str, half_lives: dict[str, float], now: datetime, ln2: float
-    ) -> list[DecayNodesRow]:
+    ) -> list[DecayedRow]:
         return cast(
-            "list[DecayNodesRow]",
+            "list[DecayedRow]",
             self._batched("forgetting.decay_nodes", namespace=namespace, half_lives=half_lives, now=now, ln2=ln2),
         )
 
-    def decay_edges(self, *, namespace: str, now: datetime, ln2: float, edge_half_life: float) -> list[DecayNodesRow]:
+    def decay_edges(self, *, namespace: str, now: datetime, ln2: float, edge_half_life: float) -> list[DecayedRow]:
         return cast(
-            "list[DecayNodesRow]",
+            "list[DecayedRow]",
             self._batched(
                 "forgetting.decay_edges", namespace=namespace, now=now, ln2=ln2, edge_half_life=edge_half_life
             ),

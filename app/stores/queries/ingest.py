@@ -67,7 +67,7 @@ class NewEvent(TypedDict):
 # -- the rows they return ----------------------------------------------------------------------
 
 
-class TurnsRow(TypedDict):
+class CreatedIdRow(TypedDict):
     id: str
     created: bool
 
@@ -79,7 +79,7 @@ class TurnWindowsRow(TypedDict):
     chars: int
 
 
-class ChainSessionsRow(TypedDict):
+class LinkedRow(TypedDict):
     linked: int
 
 
@@ -131,9 +131,9 @@ class IngestQueries(Queries):
         namespace_term: str,
         structural: dict[str, Any],
         learned: dict[str, Any],
-    ) -> list[TurnsRow]:
+    ) -> list[CreatedIdRow]:
         return cast(
-            "list[TurnsRow]",
+            "list[CreatedIdRow]",
             self._write(
                 "ingest.turns",
                 namespace=namespace,
@@ -147,18 +147,14 @@ class IngestQueries(Queries):
     def turn_windows(self, *, namespace: str, ids: list[str]) -> list[TurnWindowsRow]:
         return cast("list[TurnWindowsRow]", self._read("ingest.turn_windows", namespace=namespace, ids=ids))
 
-    def chain_sessions(
-        self, *, namespace: str, episode_ids: list[str], structural: dict[str, Any]
-    ) -> list[ChainSessionsRow]:
+    def chain_sessions(self, *, namespace: str, episode_ids: list[str], structural: dict[str, Any]) -> list[LinkedRow]:
         return cast(
-            "list[ChainSessionsRow]",
+            "list[LinkedRow]",
             self._write("ingest.chain_sessions", namespace=namespace, episode_ids=episode_ids, structural=structural),
         )
 
-    def chain_episodes(self, *, namespace: str, structural: dict[str, Any]) -> list[ChainSessionsRow]:
-        return cast(
-            "list[ChainSessionsRow]", self._write("ingest.chain_episodes", namespace=namespace, structural=structural)
-        )
+    def chain_episodes(self, *, namespace: str, structural: dict[str, Any]) -> list[LinkedRow]:
+        return cast("list[LinkedRow]", self._write("ingest.chain_episodes", namespace=namespace, structural=structural))
 
     def session_texts(self, *, namespace: str, episode_ids: list[str]) -> list[SessionTextsRow]:
         return cast(
@@ -198,9 +194,9 @@ class IngestQueries(Queries):
 
     def upsert_entities(
         self, *, namespace: str, entities: list[NewEntity], namespace_term: str, learned: dict[str, Any]
-    ) -> list[ChainSessionsRow]:
+    ) -> list[LinkedRow]:
         return cast(
-            "list[ChainSessionsRow]",
+            "list[LinkedRow]",
             self._write(
                 "ingest.upsert_entities",
                 namespace=namespace,
@@ -212,9 +208,9 @@ class IngestQueries(Queries):
 
     def upsert_events(
         self, *, namespace: str, events: list[NewEvent], namespace_term: str, learned: dict[str, Any]
-    ) -> list[TurnsRow]:
+    ) -> list[CreatedIdRow]:
         return cast(
-            "list[TurnsRow]",
+            "list[CreatedIdRow]",
             self._write(
                 "ingest.upsert_events",
                 namespace=namespace,
@@ -224,11 +220,9 @@ class IngestQueries(Queries):
             ),
         )
 
-    def chain_events(
-        self, *, namespace: str, subject_keys: list[str], structural: dict[str, Any]
-    ) -> list[ChainSessionsRow]:
+    def chain_events(self, *, namespace: str, subject_keys: list[str], structural: dict[str, Any]) -> list[LinkedRow]:
         return cast(
-            "list[ChainSessionsRow]",
+            "list[LinkedRow]",
             self._write("ingest.chain_events", namespace=namespace, subject_keys=subject_keys, structural=structural),
         )
 

@@ -23,7 +23,7 @@ class CreateRow(TypedDict):
     created: bool
 
 
-class GetRow(TypedDict):
+class LinkRow(TypedDict):
     type: str
     source_id: str
     target_id: str
@@ -34,11 +34,11 @@ class LinkQueries(Queries):
     def create(self, *, namespace: str, links: list[NewLink]) -> list[CreateRow]:
         return cast("list[CreateRow]", self._write("link.create", namespace=namespace, links=links))
 
-    def get(self, *, namespace: str, source_id: str, type: str, target_id: str) -> list[GetRow]:
+    def get(self, *, namespace: str, source_id: str, type: str, target_id: str) -> list[LinkRow]:
         return cast(
-            "list[GetRow]",
+            "list[LinkRow]",
             self._write("link.get", namespace=namespace, source_id=source_id, type=type, target_id=target_id),
         )
 
-    def of_node(self, *, namespace: str, id: str) -> list[GetRow]:
-        return cast("list[GetRow]", self._read("link.of_node", namespace=namespace, id=id))
+    def of_node(self, *, namespace: str, id: str) -> list[LinkRow]:
+        return cast("list[LinkRow]", self._read("link.of_node", namespace=namespace, id=id))

@@ -28,7 +28,7 @@ class CountMemoriesRow(TypedDict):
     count: int
 
 
-class DeleteRelationshipsRow(TypedDict):
+class DeletedRow(TypedDict):
     deleted: int
 
 
@@ -75,16 +75,14 @@ class NamespaceQueries(Queries):
     def count_memories(self, *, namespace: str) -> list[CountMemoriesRow]:
         return cast("list[CountMemoriesRow]", self._read("namespace.count_memories", namespace=namespace))
 
-    def delete_relationships(self, *, namespace: str) -> list[DeleteRelationshipsRow]:
-        return cast(
-            "list[DeleteRelationshipsRow]", self._batched("namespace.delete_relationships", namespace=namespace)
-        )
+    def delete_relationships(self, *, namespace: str) -> list[DeletedRow]:
+        return cast("list[DeletedRow]", self._batched("namespace.delete_relationships", namespace=namespace))
 
-    def delete_memories(self, *, namespace: str) -> list[DeleteRelationshipsRow]:
-        return cast("list[DeleteRelationshipsRow]", self._batched("namespace.delete_memories", namespace=namespace))
+    def delete_memories(self, *, namespace: str) -> list[DeletedRow]:
+        return cast("list[DeletedRow]", self._batched("namespace.delete_memories", namespace=namespace))
 
-    def delete(self, *, namespace: str) -> list[DeleteRelationshipsRow]:
-        return cast("list[DeleteRelationshipsRow]", self._write("namespace.delete", namespace=namespace))
+    def delete(self, *, namespace: str) -> list[DeletedRow]:
+        return cast("list[DeletedRow]", self._write("namespace.delete", namespace=namespace))
 
     def list_names(self, *, namespace: str | None) -> list[ListNamesRow]:
         return cast("list[ListNamesRow]", self._read("namespace.list_names", namespace=namespace))

@@ -15,6 +15,11 @@ class SeenBy(TypedDict):
     sees_private: bool
 
 
+class HotSeed(TypedDict):
+    id: str
+    score: float
+
+
 class HotRow(TypedDict):
     """Recall's hot path (app/recall/service.py reads it): the scored rows are open maps."""
 
@@ -46,7 +51,7 @@ class DetailsRow(TypedDict):
     related_ids: list[str] | None
 
 
-class Related1Row(TypedDict):
+class RelatedRow(TypedDict):
     """A node of a neighbourhood (`related_1`..`related_3`: one query per depth)."""
 
     id: str
@@ -130,7 +135,7 @@ class RecallQueries(Queries):
         window_end: datetime,
         has_window: bool,
         window_score: float,
-        hot_seeds: list[dict[str, Any]],
+        hot_seeds: list[HotSeed],
         seed_limit: int,
         max_depth: int,
         max_fanout: int,
@@ -198,9 +203,9 @@ class RecallQueries(Queries):
 
     def related_1(
         self, *, namespace: str, id: str, sees_private: bool, viewer_agent: str | None, limit: int
-    ) -> list[Related1Row]:
+    ) -> list[RelatedRow]:
         return cast(
-            "list[Related1Row]",
+            "list[RelatedRow]",
             self._read(
                 "recall.related_1",
                 namespace=namespace,
@@ -213,9 +218,9 @@ class RecallQueries(Queries):
 
     def related_2(
         self, *, namespace: str, id: str, sees_private: bool, viewer_agent: str | None, limit: int
-    ) -> list[Related1Row]:
+    ) -> list[RelatedRow]:
         return cast(
-            "list[Related1Row]",
+            "list[RelatedRow]",
             self._read(
                 "recall.related_2",
                 namespace=namespace,
@@ -228,9 +233,9 @@ class RecallQueries(Queries):
 
     def related_3(
         self, *, namespace: str, id: str, sees_private: bool, viewer_agent: str | None, limit: int
-    ) -> list[Related1Row]:
+    ) -> list[RelatedRow]:
         return cast(
-            "list[Related1Row]",
+            "list[RelatedRow]",
             self._read(
                 "recall.related_3",
                 namespace=namespace,

@@ -38,7 +38,7 @@ class BelowRow(TypedDict):
     below: bool
 
 
-class DropDependenciesRow(TypedDict):
+class DroppedRow(TypedDict):
     dropped: int
 
 
@@ -97,14 +97,12 @@ class TaskQueries(Queries):
     def below(self, *, namespace: str, id: str, parent_id: str) -> list[BelowRow]:
         return cast("list[BelowRow]", self._write("tasks.below", namespace=namespace, id=id, parent_id=parent_id))
 
-    def drop_dependencies(self, *, namespace: str, id: str, keep: list[str]) -> list[DropDependenciesRow]:
-        return cast(
-            "list[DropDependenciesRow]", self._write("tasks.drop_dependencies", namespace=namespace, id=id, keep=keep)
-        )
+    def drop_dependencies(self, *, namespace: str, id: str, keep: list[str]) -> list[DroppedRow]:
+        return cast("list[DroppedRow]", self._write("tasks.drop_dependencies", namespace=namespace, id=id, keep=keep))
 
-    def drop_parents(self, *, namespace: str, id: str, parent_id: str | None) -> list[DropDependenciesRow]:
+    def drop_parents(self, *, namespace: str, id: str, parent_id: str | None) -> list[DroppedRow]:
         return cast(
-            "list[DropDependenciesRow]",
+            "list[DroppedRow]",
             self._write("tasks.drop_parents", namespace=namespace, id=id, parent_id=parent_id),
         )
 
