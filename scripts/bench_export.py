@@ -37,8 +37,8 @@ from app.memory.namespaces import Namespaces  # noqa: E402
 from app.memory.transfer import Transfer  # noqa: E402
 from app.stores.graph import GraphStore  # noqa: E402
 from app.stores.hot import connect_redis  # noqa: E402
-from app.stores.queries.bench import BenchQueries  # noqa: E402
-from app.stores.queries.namespace import NamespaceQueries  # noqa: E402
+from app.stores.queries.bench_queries import BenchQueries  # noqa: E402
+from app.stores.queries.namespace_queries import NamespaceQueries  # noqa: E402
 from app.stores.vectors.qdrant_edge import EdgeVectorStore  # noqa: E402
 from scripts.harness import add_engine_arguments, local_engines  # noqa: E402
 

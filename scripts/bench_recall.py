@@ -82,7 +82,7 @@ from app.memory.records import link_row, node_properties  # noqa: E402
 from app.recall.query import parse_query  # noqa: E402
 from app.recall.service import RecallRequest  # noqa: E402
 from app.runtime import Runtime  # noqa: E402
-from app.stores.queries.bench import BenchQueries  # noqa: E402
+from app.stores.queries.bench_queries import BenchQueries  # noqa: E402
 from app.stores.vectors import VectorRecord  # noqa: E402
 from scripts.harness import add_engine_arguments, fresh_namespace, local_engines, served_api  # noqa: E402
 

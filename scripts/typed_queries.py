@@ -192,10 +192,12 @@ def returned_columns(text: str) -> list[str]:
 def existing_class(stem: str) -> tuple[str | None, dict[str, str]]:
     """The committed class of `stem` (its name, and how each of its methods runs its query:
     `_read`, `_write` or `_batched`), so a redraft keeps them; a new file has none."""
-    path = Path(__file__).resolve().parents[1] / "app" / "stores" / "queries" / f"{stem}.py"
-    if not path.exists():
+    folder = Path(__file__).resolve().parents[1] / "app" / "stores" / "queries"
+    sources = [path.read_text(encoding="utf-8") for path in sorted(folder.glob("*_queries.py"))]
+    running = [source for source in sources if f'"{stem}.' in source]
+    if not running:
         return None, {}
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = ast.parse(running[0])
     name = next(
         (node.name for node in tree.body if isinstance(node, ast.ClassDef) and node.name.endswith("Queries")), None
     )
@@ -224,7 +226,7 @@ def draft(stem: str) -> str:
         "from datetime import datetime",
         "from typing import Any, TypedDict, cast",
         "",
-        "from app.stores.queries.base import Queries",
+        "from app.stores.queries.runner import Queries",
         "",
     ]
     methods = [f"class {class_name or camel(stem) + 'Queries'}(Queries):"]

@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 
 from app.stores.cypher import CypherQueries
-from app.stores.queries.base import Queries
+from app.stores.queries.runner import Queries
 
 REPO = Path(__file__).resolve().parents[1]
 SOURCE_DIRS = ("app", "jobs", "scripts")
@@ -218,15 +218,6 @@ WITHOUT_CLASS = {"schema", "health"}
 FILES = sorted({name.split(".", 1)[0] for name in QUERIES.names()} - WITHOUT_CLASS)
 
 
-def query_class(stem: str) -> type[Queries]:
-    module = importlib.import_module(f"app.stores.queries.{stem}")
-    [found] = [
-        value for value in vars(module).values()
-        if inspect.isclass(value) and issubclass(value, Queries) and value is not Queries
-    ]  # fmt: skip
-    return found
-
-
 def method_queries(method: object) -> list[str]:
     """The query names a method's body runs (`self._read("file.query", ...)` and the like)."""
     tree = ast.parse(inspect.getsource(method).strip())  # type: ignore[arg-type]
@@ -239,9 +230,33 @@ def method_queries(method: object) -> list[str]:
     ]  # fmt: skip
 
 
+def query_classes() -> dict[str, type[Queries]]:
+    """The classes of app/stores/queries/ by the cypher file whose queries their methods run (each
+    module holds one; a class running two files' queries, or two classes for one file, fail)."""
+    found: dict[str, type[Queries]] = {}
+    for path in sorted((REPO / "app" / "stores" / "queries").glob("*_queries.py")):
+        module = importlib.import_module(f"app.stores.queries.{path.stem}")
+        [cls] = [
+            value for value in vars(module).values()
+            if inspect.isclass(value) and issubclass(value, Queries) and value.__module__ == module.__name__
+        ]  # fmt: skip
+        [stem] = {name.split(".", 1)[0] for member in vars(cls).values() if inspect.isfunction(member)
+                  for name in method_queries(member)}  # fmt: skip
+        assert stem not in found, f"{cls.__name__} and {found[stem].__name__} both run cypher/{stem}.cypher"
+        found[stem] = cls
+    return found
+
+
+CLASSES = query_classes()
+
+
+def test_every_cypher_file_has_a_class() -> None:
+    assert sorted(CLASSES) == FILES
+
+
 @pytest.mark.parametrize("stem", FILES)
 def test_every_query_has_a_typed_method_with_exactly_its_parameters(stem: str) -> None:
-    cls = query_class(stem)
+    cls = CLASSES[stem]
     methods = {name.rstrip("_"): member for name, member in vars(cls).items() if inspect.isfunction(member)}
     for full_name in QUERIES.names(f"{stem}."):
         query = full_name.split(".", 1)[1]

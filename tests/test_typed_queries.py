@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from app.stores.graph import GraphTx
-from app.stores.queries.namespace import NamespaceQueries
+from app.stores.queries.namespace_queries import NamespaceQueries
 
 
 class Rollback(Exception):

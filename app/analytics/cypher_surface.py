@@ -26,7 +26,7 @@ from app.analytics.values import ValueConverter
 from app.domain.inputs import InputError
 from app.domain.keys import Viewer
 from app.stores.graph import GraphStore, UserQueryError
-from app.stores.queries.cypher_endpoint import CypherEndpointQueries
+from app.stores.queries.cypher_endpoint_queries import CypherEndpointQueries
 
 MAX_ROWS = 10_000
 # Records Neo4j produces per pull: a query stopped at the byte cap had at most these made ahead.

@@ -25,7 +25,7 @@ from app.domain.keys import (
     same_secret,
 )
 from app.stores.graph import GraphStore
-from app.stores.queries.keys import KeyQueries, StoredKey
+from app.stores.queries.key_queries import KeyQueries, StoredKey
 
 MAX_CACHED_KEYS = 10_000
 

@@ -30,7 +30,7 @@ from app.recall.fusion import Card
 from app.recall.neighbourhood import Neighbourhood, seen_by
 from app.recall.service import DETAIL_IDS_SIZE, NO_MATCH, Recall, RecallRequest, fixed_size
 from app.stores.graph import GraphStore
-from app.stores.queries.recall import DetailsRow, RecallQueries
+from app.stores.queries.recall_queries import DetailsRow, RecallQueries
 
 ACTIVATION_DEPTH = 2
 ACTIVATION_LIMIT = 10

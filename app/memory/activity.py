@@ -19,7 +19,7 @@ from app.domain.importance import PROMOTION_ACCESS_COUNT, promote_on_access
 from app.domain.model import LN2, Importance, half_life_table
 from app.stores.graph import GraphStore
 from app.stores.hot import namespace_key
-from app.stores.queries.learning import Access, LearningQueries
+from app.stores.queries.learning_queries import Access, LearningQueries
 
 FLUSH_BATCH = 5000
 

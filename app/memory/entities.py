@@ -20,7 +20,7 @@ from app.domain.model import NodeType
 from app.extract.names import normalize_name
 from app.extract.types import EntityKind, EntityMention, FactMention
 from app.memory.errors import ConflictError
-from app.stores.queries.entity import EntityQueries
+from app.stores.queries.entity_queries import EntityQueries
 
 
 def entity_key(name: str) -> str:

@@ -27,8 +27,8 @@ from app.memory.nodes import MemoryNodes
 from app.memory.records import create_links, oriented
 from app.memory.semantic import NodeText, SemanticIndexer, embedding_text
 from app.stores.graph import GraphStore, GraphTx
-from app.stores.queries.entity import EntityQueries
-from app.stores.queries.memory import MemoryQueries
+from app.stores.queries.entity_queries import EntityQueries
+from app.stores.queries.memory_queries import MemoryQueries
 from app.stores.vectors import VectorStore
 
 

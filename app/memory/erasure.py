@@ -41,8 +41,8 @@ from app.memory.records import relationship_properties
 from app.memory.semantic import SemanticIndexer
 from app.stores.graph import GraphStore, GraphTx
 from app.stores.hot import namespace_key
-from app.stores.queries.erasure import CorrectedTurn, ErasureQueries, SourceFilter, SourcesRow
-from app.stores.queries.ingest import EpisodeSummary, IngestQueries, TurnRow
+from app.stores.queries.erasure_queries import CorrectedTurn, ErasureQueries, SourceFilter, SourcesRow
+from app.stores.queries.ingest_queries import EpisodeSummary, IngestQueries, TurnRow
 from app.stores.vectors import VectorStore
 
 CHUNK_SOURCES = 2000  # sources per write transaction: a large forgetting is several bounded ones

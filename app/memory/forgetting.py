@@ -16,9 +16,9 @@ from app.domain.decay import EDGE_HALF_LIFE_HOURS, EDGE_WEIGHT_FLOOR, SOFT_FORGE
 from app.domain.model import LN2, half_life_table, prune_weight_table
 from app.memory.namespaces import Namespaces
 from app.stores.graph import GraphStore
-from app.stores.queries.forgetting import ForgettingQueries
-from app.stores.queries.memory import MemoryQueries
-from app.stores.queries.namespace import NamespaceQueries
+from app.stores.queries.forgetting_queries import ForgettingQueries
+from app.stores.queries.memory_queries import MemoryQueries
+from app.stores.queries.namespace_queries import NamespaceQueries
 from app.stores.vectors import VectorStore
 
 DELETE_BATCH = 50_000

@@ -48,8 +48,8 @@ from app.memory.entities import fact_entity_names, resolve_names, speaker_name
 from app.memory.records import create_links, link_row, node_properties, relationship_properties
 from app.memory.semantic import NodeText, SemanticIndexer
 from app.stores.graph import GraphStore, GraphTx
-from app.stores.queries.entity import EntityQueries
-from app.stores.queries.ingest import (
+from app.stores.queries.entity_queries import EntityQueries
+from app.stores.queries.ingest_queries import (
     EpisodeSummary,
     IngestQueries,
     NewEntity,

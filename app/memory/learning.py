@@ -19,7 +19,7 @@ from app.domain.hebbian import EDGE_AT_CO_ACTIVATION, LEARNING_RATE, co_activate
 from app.domain.model import LN2
 from app.stores.graph import GraphStore
 from app.stores.hot import namespace_key
-from app.stores.queries.learning import CoActivation, LearningQueries
+from app.stores.queries.learning_queries import CoActivation, LearningQueries
 
 FLUSH_BATCH = 1000
 

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from app.domain.inputs import namespace_term
 from app.memory.entities import entity_key
 from app.stores.graph import GraphStore
-from app.stores.queries.migrate import MigrationQueries, NameKey
+from app.stores.queries.migration_queries import MigrationQueries, NameKey
 
 log = logging.getLogger(__name__)
 

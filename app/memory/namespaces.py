@@ -15,9 +15,9 @@ from app.errors import EngineUnavailable
 from app.memory.errors import NotFoundError
 from app.stores.graph import GraphStore
 from app.stores.hot import delete_namespace_keys, namespace_key
-from app.stores.queries.entity import EntityQueries
-from app.stores.queries.erasure import ErasureQueries
-from app.stores.queries.namespace import ListNamesRow, NamespaceQueries
+from app.stores.queries.entity_queries import EntityQueries
+from app.stores.queries.erasure_queries import ErasureQueries
+from app.stores.queries.namespace_queries import ListNamesRow, NamespaceQueries
 from app.stores.vectors import VectorStore
 
 DEFAULT_CAPACITY = 100_000

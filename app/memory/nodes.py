@@ -30,9 +30,9 @@ from app.memory.errors import ConflictError, NotFoundError
 from app.memory.records import check_weight, create_link, node_properties
 from app.memory.semantic import NodeText, SemanticIndexer, embedding_text
 from app.stores.graph import GraphStore, GraphTx
-from app.stores.queries.entity import EntityQueries
-from app.stores.queries.link import LinkQueries
-from app.stores.queries.memory import MemoryQueries, NodeRow
+from app.stores.queries.entity_queries import EntityQueries
+from app.stores.queries.link_queries import LinkQueries
+from app.stores.queries.memory_queries import MemoryQueries, NodeRow
 from app.stores.vectors import VectorStore
 
 

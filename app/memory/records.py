@@ -16,7 +16,7 @@ from app.domain.decay import INITIAL_ACTIVATION
 from app.domain.inputs import InputError, check_storable_time, derive_summary
 from app.domain.model import Importance, RelType, Source
 from app.stores.graph import GraphTx
-from app.stores.queries.link import CreateRow, LinkQueries, NewLink
+from app.stores.queries.link_queries import CreateRow, LinkQueries, NewLink
 
 
 def node_properties(

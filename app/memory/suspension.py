@@ -38,8 +38,8 @@ from app.domain.tasks import FINISHED, TaskStatus, resumed_activation, walk
 from app.memory.errors import ConflictError
 from app.memory.tasks import Tasks
 from app.stores.graph import GraphStore, GraphTx
-from app.stores.queries.memory import MemoryQueries
-from app.stores.queries.tasks import ActivationAnchor, TaskProperties, TaskQueries
+from app.stores.queries.memory_queries import MemoryQueries
+from app.stores.queries.task_queries import ActivationAnchor, TaskProperties, TaskQueries
 from app.stores.suspension_files import SuspensionFiles, graphml_name
 
 FORMAT = "hippograph-task-suspension"

@@ -23,9 +23,9 @@ from app.memory.errors import ConflictError, NotFoundError
 from app.memory.nodes import MemoryNodes
 from app.memory.records import create_links, link_row
 from app.stores.graph import GraphStore, GraphTx
-from app.stores.queries.link import LinkQueries
-from app.stores.queries.memory import MemoryQueries
-from app.stores.queries.tasks import Dependency, LookupRow, TaskQueries
+from app.stores.queries.link_queries import LinkQueries
+from app.stores.queries.memory_queries import MemoryQueries
+from app.stores.queries.task_queries import Dependency, LookupRow, TaskQueries
 
 DEFAULT_IMPORTANCE = Importance.IMPORTANT  # a week's half-life: a task outlives the chat about it
 KEEP = object()  # PATCH: a field that was not sent

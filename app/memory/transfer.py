@@ -29,8 +29,8 @@ from app.memory.namespaces import Namespaces
 from app.memory.records import NODE_PROPERTIES, RELATIONSHIP_PROPERTIES, check_properties
 from app.memory.semantic import NodeText, SemanticIndexer, embedding_text
 from app.stores.graph import GraphStore, GraphTx
-from app.stores.queries.namespace import NamespaceQueries
-from app.stores.queries.transfer import ImportNode, ImportRelationship, TransferQueries
+from app.stores.queries.namespace_queries import NamespaceQueries
+from app.stores.queries.transfer_queries import ImportNode, ImportRelationship, TransferQueries
 
 Format = Literal["json", "graphml"]
 EMBED_BATCH = 256

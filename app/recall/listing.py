@@ -20,7 +20,7 @@ from app.domain.keys import EVERYTHING, Viewer
 from app.domain.model import Importance, NodeType
 from app.recall.neighbourhood import seen_by
 from app.stores.graph import GraphStore
-from app.stores.queries.recall import RecallQueries
+from app.stores.queries.recall_queries import RecallQueries
 
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 200

@@ -8,8 +8,8 @@ from app.domain.inputs import InputError, check_node_id
 from app.domain.keys import EVERYTHING, Viewer
 from app.memory.errors import NotFoundError
 from app.stores.graph import GraphStore
-from app.stores.queries.recall import FanOutRow, PathRow, RecallQueries, RelatedRow, SeenBy, TaskChainRow
-from app.stores.queries.tasks import TaskQueries
+from app.stores.queries.recall_queries import FanOutRow, PathRow, RecallQueries, RelatedRow, SeenBy, TaskChainRow
+from app.stores.queries.task_queries import TaskQueries
 
 MAX_DEPTH = 3
 MAX_LIMIT = 200

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, TypedDict, cast
 
-from app.stores.queries.base import Queries
+from app.stores.queries.runner import Queries
 
 # -- the rows the writes take (built by app/memory/ingest.py; properties maps are open) -------
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, TypedDict, cast
 
-from app.stores.queries.base import Queries
-from app.stores.queries.memory import NodeRow
+from app.stores.queries.memory_queries import NodeRow
+from app.stores.queries.runner import Queries
 
 
 class NameToResolve(TypedDict):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, TypedDict, cast
 
-from app.stores.queries.base import Queries
+from app.stores.queries.runner import Queries
 
 
 class LookupRow(TypedDict):

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, TypedDict, cast
 
-from app.stores.queries.base import Queries
-from app.stores.queries.link import NewLink
+from app.stores.queries.link_queries import NewLink
+from app.stores.queries.runner import Queries
 
 
 class BenchNode(TypedDict):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TypedDict, cast
 
-from app.stores.queries.base import Queries
+from app.stores.queries.runner import Queries
 
 
 class EndIdsRow(TypedDict):
