@@ -82,6 +82,7 @@ from app.memory.records import link_row, node_properties  # noqa: E402
 from app.recall.query import parse_query  # noqa: E402
 from app.recall.service import RecallRequest  # noqa: E402
 from app.runtime import Runtime  # noqa: E402
+from app.stores.queries.bench_queries import BenchQueries  # noqa: E402
 from app.stores.vectors import VectorRecord  # noqa: E402
 from scripts.harness import add_engine_arguments, fresh_namespace, local_engines, served_api  # noqa: E402
 
@@ -582,16 +583,16 @@ def chunks(rows: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
 
 def load_graph(runtime: Runtime, world: World, nodes: int, clock: Clock) -> GraphBuilder:
     builder = GraphBuilder(world.seed)
-    graph = runtime.graph
+    bench = BenchQueries(runtime.graph)
     term = namespace_term(NAMESPACE)
 
     def flush() -> None:
         for part in chunks(builder.nodes, NODE_BATCH):
             with clock.step("graph: nodes"):
-                graph.write("bench.load_memories", namespace=NAMESPACE, namespace_term=term, rows=part)
+                bench.load_memories(namespace=NAMESPACE, namespace_term=term, rows=part)
         for part in chunks(builder.edges, EDGE_BATCH):
             with clock.step("graph: relationships"):
-                graph.write("bench.load_relationships", namespace=NAMESPACE, rows=part)
+                bench.load_relationships(namespace=NAMESPACE, rows=part)
         builder.nodes.clear()
         builder.edges.clear()
 
@@ -611,7 +612,7 @@ def load_graph(runtime: Runtime, world: World, nodes: int, clock: Clock) -> Grap
     flush()
     for part in chunks(builder.fact_updates(), NODE_BATCH):
         with clock.step("graph: fact updates"):
-            graph.write("bench.update_memories", namespace=NAMESPACE, rows=part)
+            bench.update_memories(namespace=NAMESPACE, rows=part)
     return builder
 
 
@@ -989,7 +990,7 @@ def prepare(
         print(f"reusing the namespace loaded at {marker['loaded_at']} ({marker['total']:,} nodes)", flush=True)
         if marker.get("decayed") and not args.decay:
             with clock.step("undo decay"):
-                runtime.graph.run_batched("bench.reset_activation", namespace=NAMESPACE)
+                BenchQueries(runtime.graph).reset_activation(namespace=NAMESPACE)
         return world, recent_turns(world, marker["sessions"], args.hot_turns), float(marker["load_seconds"])
     MARKER.unlink(missing_ok=True)
     start = (datetime.now(UTC) - SPAN).replace(minute=0, second=0, microsecond=0)

@@ -39,7 +39,7 @@ FINISHED = frozenset({S.DONE, S.FAILED})
 MAX_TREE_DEPTH = 10
 
 
-def status_of(node: dict[str, object]) -> TaskStatus:
+def status_of(node: Mapping[str, object]) -> TaskStatus:
     """A Task node's status; a Task saved through the generic memory route has none: pending."""
     return TaskStatus(str(node.get("status") or TaskStatus.PENDING))
 

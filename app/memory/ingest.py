@@ -48,6 +48,16 @@ from app.memory.entities import fact_entity_names, resolve_names, speaker_name
 from app.memory.records import create_links, link_row, node_properties, relationship_properties
 from app.memory.semantic import NodeText, SemanticIndexer
 from app.stores.graph import GraphStore, GraphTx
+from app.stores.queries.entity_queries import EntityQueries
+from app.stores.queries.ingest_queries import (
+    EpisodeSummary,
+    IngestQueries,
+    NewEntity,
+    NewEvent,
+    NewFact,
+    Supersession,
+    TurnRow,
+)
 
 SUMMARY_SENTENCES = 3
 # The report's stage for the turns' vector work, which overlaps the other stages (not part of their sum).
@@ -95,7 +105,7 @@ class SequencedTurn:
     seq: int  # arrival order within the namespace: orders turns that share a timestamp
 
 
-def _dialogue_text(row: dict[str, Any]) -> NodeText:
+def _dialogue_text(row: TurnRow) -> NodeText:
     """A turn is embedded as "speaker: content"."""
     properties = row["properties"]
     return NodeText(row["id"], NodeType.DIALOGUE.value, properties["content"], prefix=f"{properties['speaker']}: ")
@@ -146,11 +156,11 @@ class FactPlan:
     """The statements of a batch's fact track, worked out in turn order from the versions read
     before it: a later value supersedes an earlier one within the batch as across batches."""
 
-    facts: list[dict[str, Any]] = field(default_factory=list)  # upsert_facts rows, in order
+    facts: list[NewFact] = field(default_factory=list)  # upsert_facts rows, in order
     causal: list[dict[str, Any]] = field(default_factory=list)  # premise -> inference links
-    supersessions: list[dict[str, Any]] = field(default_factory=list)  # in order
+    supersessions: list[Supersession] = field(default_factory=list)  # in order
     superseded: int = 0  # versions that stop being in force (a re-pointed supersession is not one)
-    entities: list[dict[str, Any]] = field(default_factory=list)  # upsert_entities rows
+    entities: list[NewEntity] = field(default_factory=list)  # upsert_entities rows
     written: list[NodeText] = field(default_factory=list)  # to embed
     entity_ids: dict[EntityName, str] = field(default_factory=dict)  # names the namespace holds already
 
@@ -184,7 +194,7 @@ class Ingestor:
         rows = [self._turn_row(item, now) for item in ordered]
         # A speaker the namespace knows (by name, alias or first name) is that node, not a new one.
         names = [speaker_name(item.turn.speaker) for item in ordered]
-        speakers = resolve_names(self.graph.read, namespace, names)
+        speakers = resolve_names(EntityQueries(self.graph), namespace, names)
         for row, name in zip(rows, names, strict=True):
             row["person_id"] = speakers.get(name, row["person_id"])
         with report.stage("facts+inferences"):
@@ -217,9 +227,9 @@ class Ingestor:
 
     # -- 1. dialogues, speakers, sessions --------------------------------------------------------
 
-    def _dialogues(self, namespace: str, rows: Sequence[dict[str, Any]], now: datetime, report: IngestReport) -> None:
-        results = self.graph.write(
-            "ingest.turns",
+    def _dialogues(self, namespace: str, rows: Sequence[TurnRow], now: datetime, report: IngestReport) -> None:
+        ingest = IngestQueries(self.graph)
+        results = ingest.turns(
             namespace=namespace,
             namespace_term=namespace_term(namespace),
             turns=rows,
@@ -230,10 +240,10 @@ class Ingestor:
         report.dialogues_created = len(created)
         episode_ids = sorted({row["episode_id"] for row in rows})
         structural = relationship_properties(RelType.TEMPORAL, None, now)
-        self.graph.write("ingest.chain_sessions", namespace=namespace, episode_ids=episode_ids, structural=structural)
-        self.graph.write("ingest.chain_episodes", namespace=namespace, structural=structural)
+        ingest.chain_sessions(namespace=namespace, episode_ids=episode_ids, structural=structural)
+        ingest.chain_episodes(namespace=namespace, structural=structural)
 
-    def _turn_row(self, item: SequencedTurn, now: datetime) -> dict[str, Any]:
+    def _turn_row(self, item: SequencedTurn, now: datetime) -> TurnRow:
         """The `ingest.turns` row of a turn, its speaker on the name's derived id (`ingest` puts the
         node the name resolves to in the namespace in its place)."""
         turn = item.turn
@@ -285,13 +295,14 @@ class Ingestor:
 
     def _episodes(self, namespace: str, ordered: Sequence[SequencedTurn], now: datetime) -> list[NodeText]:
         episode_ids = sorted({episode_id(item.turn.session_id) for item in ordered})
-        texts = self.graph.read("ingest.session_texts", namespace=namespace, episode_ids=episode_ids)
-        episodes = []
+        ingest = IngestQueries(self.graph)
+        texts = ingest.session_texts(namespace=namespace, episode_ids=episode_ids)
+        episodes: list[EpisodeSummary] = []
         for row in texts:
             content = extractive_summary(row["texts"], SUMMARY_SENTENCES)
             summary = extractive_summary(row["texts"], 1, max_chars=150)
             episodes.append({"id": row["id"], "summary": summary, "content": content or f"Session {row['session_id']}"})
-        self.graph.write("ingest.set_episode_summaries", namespace=namespace, episodes=episodes, now=now)
+        ingest.set_episode_summaries(namespace=namespace, episodes=episodes, now=now)
         return [NodeText(e["id"], NodeType.EPISODE.value, e["content"]) for e in episodes]
 
     # -- 2. facts and 4. inferences ------------------------------------------------------------------
@@ -316,8 +327,8 @@ class Ingestor:
         statement (a premise's CAUSAL links exist before any supersession withdraws what was inferred
         from it). `counts` is set, not added to: a retried transaction starts it again."""
         keys = {_fact_key(fact) for item in extracted for fact in item.facts}
-        rows = tx.run(
-            "ingest.fact_versions",
+        ingest = IngestQueries(tx)
+        rows = ingest.fact_versions(
             namespace=namespace,
             keys=[{"subject_key": subject, "slot": slot, "value_key": value} for subject, slot, value in keys],
             since=min(item.turn.timestamp for item in extracted),
@@ -330,22 +341,22 @@ class Ingestor:
                 )
         # The entities the facts name, resolved in the same transaction as they are written.
         names = [name for item in extracted for fact in item.facts for name, _ in fact_entity_names(fact)]
-        plan = FactPlan(entity_ids=resolve_names(tx.run, namespace, names))
+        plan = FactPlan(entity_ids=resolve_names(EntityQueries(tx), namespace, names))
         for item in extracted:
             self._plan_turn(plan, timelines, item, now)
         learned = relationship_properties(RelType.REFERENCE, 1.0, now)
-        scope = {"namespace": namespace, "namespace_term": namespace_term(namespace)}
-        upserted = tx.run("ingest.upsert_facts", **scope, facts=plan.facts, learned=learned)
+        term = namespace_term(namespace)
+        upserted = ingest.upsert_facts(namespace=namespace, namespace_term=term, facts=plan.facts, learned=learned)
         counts.facts_created = len({row["id"] for row in upserted if row["created"] and not row["inferred"]})
         counts.inferences = len({row["id"] for row in upserted if row["created"] and row["inferred"]})
         create_links(tx, namespace, plan.causal)
         counts.facts_superseded = plan.superseded
         counts.inferences_withdrawn = 0
         if plan.supersessions:
-            withdrawn = tx.run("ingest.supersede_facts", namespace=namespace, supersessions=plan.supersessions, now=now)
+            withdrawn = ingest.supersede_facts(namespace=namespace, supersessions=plan.supersessions, now=now)
             counts.inferences_withdrawn = withdrawn[0]["withdrawn"]
         if plan.entities:
-            tx.run("ingest.upsert_entities", **scope, entities=plan.entities, learned=learned)
+            ingest.upsert_entities(namespace=namespace, namespace_term=term, entities=plan.entities, learned=learned)
         return plan.written
 
     def enrich(
@@ -370,7 +381,7 @@ class Ingestor:
 
     def turns_of(self, namespace: str, dialogue_ids: Sequence[str]) -> list[Turn]:
         """The turns behind these Dialogue nodes, in time order (for extractors run after the tracks)."""
-        rows = self.graph.read("ingest.dialogue_turns", namespace=namespace, ids=list(dialogue_ids))
+        rows = IngestQueries(self.graph).dialogue_turns(namespace=namespace, ids=list(dialogue_ids))
         return [Turn(r["session_id"], r["turn_id"], r["speaker"], r["text"], r["timestamp"]) for r in rows]
 
     def _facts(self, turn: Turn) -> TurnFacts | None:
@@ -535,7 +546,7 @@ class Ingestor:
     def _events(
         self, namespace: str, ordered: Sequence[SequencedTurn], now: datetime, report: IngestReport
     ) -> list[NodeText]:
-        events: list[dict[str, Any]] = []
+        events: list[NewEvent] = []
         for item in ordered:
             turn = item.turn
             for mention in find_time_expressions(turn.text, turn.timestamp):
@@ -563,16 +574,15 @@ class Ingestor:
                                "vector_of": vector_source(turn, mention.span)})  # fmt: skip
         if not events:
             return []
-        rows = self.graph.write(
-            "ingest.upsert_events",
+        ingest = IngestQueries(self.graph)
+        rows = ingest.upsert_events(
             namespace=namespace,
             namespace_term=namespace_term(namespace),
             events=events,
             learned=relationship_properties(RelType.REFERENCE, 1.0, now),
         )
         subjects = sorted({e["properties"]["subject_key"] for e in events})
-        self.graph.write(
-            "ingest.chain_events",
+        ingest.chain_events(
             namespace=namespace,
             subject_keys=subjects,
             structural=relationship_properties(RelType.TEMPORAL, None, now),
@@ -586,7 +596,7 @@ def _fact_key(fact: FactMention) -> FactKey:
     return normalize_name(fact.subject), fact.slot, value_key
 
 
-def _fact_row(fact_id: str, properties: dict[str, Any], turn: Turn, dialogue: str, *, inferred: bool) -> dict[str, Any]:
+def _fact_row(fact_id: str, properties: dict[str, Any], turn: Turn, dialogue: str, *, inferred: bool) -> NewFact:
     """An `ingest.upsert_facts` row: properties are set on creation only ({} for a restated fact)."""
     return {"id": fact_id, "properties": properties, "turn_id": turn.turn_id, "dialogue_id": dialogue,
             "inferred": inferred}  # fmt: skip

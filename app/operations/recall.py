@@ -65,4 +65,4 @@ def follow_chain(access: Access, runtime: Runtime, body: ChainBody) -> dict[str,
         return {"task_id": body.task_id, "items": items}
     if body.from_id is None or body.to_id is None:
         raise InputError("from_id" if body.from_id is None else "to_id", "required (or give task_id)")
-    return runtime.neighbourhood.path(ns, body.from_id, body.to_id, viewer)
+    return dict(runtime.neighbourhood.path(ns, body.from_id, body.to_id, viewer))
