@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from app.domain.inputs import namespace_term
+from app.extract.names import addressee_key, cjk_name_forms
 from app.recall.fusion import (
     Candidate,
     Card,
@@ -34,7 +35,7 @@ from app.recall.query import (
     parse_query,
     word_variants,
 )
-from app.recall.service import subject_key_of
+from app.recall.service import addressee_of, named_keys, subject_key_of
 
 NOW = datetime(2024, 6, 1, tzinfo=UTC)
 W = FusionWeights()
@@ -371,6 +372,43 @@ def test_whom_a_memory_is_about_is_its_subject_else_its_speaker() -> None:
     assert subject_key_of({"subject_key": "alice", "speaker": "Bob"}) == "alice"
     assert subject_key_of({"speaker": "  Melanie "}) == "melanie"
     assert subject_key_of({"label": "a concept"}) is None
+
+
+def test_a_chinese_name_is_also_its_given_name_and_the_usual_nicknames() -> None:
+    assert cjk_name_forms("林晓雯") == ("林晓雯", "晓雯", "小雯", "阿雯", "雯雯", "老林", "小林")
+    assert cjk_name_forms("王磊") == ("王磊", "小磊", "阿磊", "磊磊", "老王", "小王", "磊哥", "磊姐")
+    assert cjk_name_forms("欧阳娜娜")[:2] == ("欧阳娜娜", "娜娜") and cjk_name_forms("欧阳修")[1] == "小修"
+    # not a name of two to four Han characters, or a nickname already: itself only
+    assert cjk_name_forms("caroline") == ("caroline",) and cjk_name_forms("豆豆") == ("豆豆",)
+    assert cjk_name_forms("张") == ("张",) and cjk_name_forms("林晓雯说的话") == ("林晓雯说的话",)
+
+
+def test_a_message_prefix_names_its_addressee_or_group_chat() -> None:
+    assert addressee_key("（发给张伟）明天见") == "张伟" and addressee_key("(回复 张伟)好的") == "张伟"
+    assert addressee_key("（群聊：大学室友）周末聚餐") == "大学室友"
+    assert addressee_key("（在「家人」群）吃饭了吗") == "家人" and addressee_key("【家庭群】今晚") == "家庭"
+    assert addressee_key("（发给“老妈”）到家了") == "老妈" and addressee_key("(to Alice) hi") == "alice"
+    assert addressee_key("（笑）哈哈") is None and addressee_key("我（发给张伟）") is None
+    # a stored turn's label starts with its speaker; a pending turn carries its content
+    assert addressee_of({"speaker": "王磊", "label": "王磊: （发给张伟）明天见"}) == "张伟"
+    assert addressee_of({"speaker": "王磊", "label": "王磊: 明天见"}) is None
+    assert addressee_of({"speaker": "王磊", "label": "王磊: x", "content": "（发给赵敏）到了"}) == "赵敏"
+
+
+def test_whom_a_query_names_includes_speakers_called_by_their_given_name() -> None:
+    vocabulary = SlotVocabulary.load()
+    nodes = [
+        {"speaker": "林晓雯", "label": "林晓雯: 我教语文"},
+        {"speaker": "陈思远", "label": "陈思远: （发给张伟）明天见"},
+        {"subject_key": "王磊", "slot": "lives_in"},
+    ]
+    named = named_keys(parse_query("晓雯在学校教什么？", NOW, vocabulary), nodes)
+    assert "林晓雯" in named and "陈思远" not in named and "王磊" not in named
+    assert "张伟" in named_keys(parse_query("我跟张伟约了什么？", NOW, vocabulary), nodes)
+    assert "王磊" in named_keys(parse_query("老王住在哪里？", NOW, vocabulary), nodes)
+    assert named_keys(parse_query("Where does Caroline live?", NOW, vocabulary), nodes) == frozenset(
+        parse_query("Where does Caroline live?", NOW, vocabulary).entity_keys
+    )
 
 
 def test_a_reply_gets_a_share_of_each_leading_cards_score_it_is_beside() -> None:
