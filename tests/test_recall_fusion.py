@@ -171,6 +171,13 @@ def test_lucene_query_quotes_every_value() -> None:
     assert query == f"+namespace_term:ns7465616d2d61 +(summary:{terms} content:{terms})"
 
 
+def test_a_lone_chinese_character_asks_for_the_bigrams_it_opens() -> None:
+    # the index holds Chinese as bigrams: "猫" alone matched only a 猫 standing alone
+    terms = '("可乐" 猫* "猫咪" "*")'
+    query = lucene_query("ns", ("可乐", "猫", "猫咪", "*"))
+    assert query == f"+namespace_term:ns6e73 +(summary:{terms} content:{terms})"
+
+
 def test_parse_query_finds_terms_entities_slots_and_window() -> None:
     vocabulary = SlotVocabulary.load()
     parsed = parse_query("Where does Caroline's sister live now?", NOW, vocabulary)

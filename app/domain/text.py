@@ -92,6 +92,8 @@ _CJK_STOP_WORDS = (
     "现在", "目前", "之前", "以前", "之后", "以后",
     # function words
     "为了", "除了", "的话", "吗", "呢", "啊", "呀", "嘛", "呗", "哦", "啦",
+    # hedges a question adds ("她可能会选择哪些领域", "英语水平大概怎么样"), no topic of its own
+    "可能", "大概", "大约",
 )
 # fmt: on
 

@@ -205,6 +205,10 @@ def lucene_query(
         return None
 
     def phrase(value: str) -> str:
+        if len(value) == 1 and CJK_RUN.match(value):
+            # The index holds Chinese as bigrams: a character alone (猫, 车, 书) is a token only where
+            # it stands alone, so it asks for the bigrams it opens (猫* matches 猫咪, and 橘猫已经's 猫已).
+            return f"{value}*"
         return '"' + _LUCENE_SPECIAL.sub(r"\\\1", value) + '"'
 
     def weighted(term: str) -> str:
