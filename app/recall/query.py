@@ -14,7 +14,7 @@ from app.domain.datafile import read_yaml
 from app.domain.inputs import namespace_term
 from app.domain.text import CJK_RUN, STOP_WORDS, tokens
 from app.extract.names import normalize_name
-from app.extract.timeexpr import find_time_expressions, window_of
+from app.recall.question_time import question_time
 
 # Words, with their original case kept, for entity n-grams ("Model Y", "New York").
 _WORD = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*", re.UNICODE)
@@ -267,10 +267,10 @@ def _with_bases(words: list[str]) -> list[str]:
 def parse_query(
     text: str, now: datetime, vocabulary: SlotVocabulary, categories: CategoryVocabulary | None = None
 ) -> ParsedQuery:
-    times = find_time_expressions(text, now)
-    # The words of a time expression ("last week", "三天前") are the window's job, not full text:
-    # they match every turn that says them (tens of thousands at 1M nodes), slowly and off-topic.
-    untimed = _blank_spans(text, [mention.span for mention in times])
+    asked = question_time(text, now)
+    # The words of a time expression ("last week", "三天前", "去年夏天") are the window's job, not full
+    # text: they match every turn that says them (tens of thousands at 1M nodes), slowly and off-topic.
+    untimed = _blank_spans(text, list(asked.spans))
     terms = _distinct(_with_bases(tokens(untimed)), MAX_TERMS)
     names = _capitalized_only(untimed)
     found = [v for term in terms if term not in names for v in word_variants(term)]
@@ -282,7 +282,7 @@ def parse_query(
         variants=variants,
         entity_keys=_distinct(_with_bases(_entity_keys(text)), 4 * MAX_TERMS),
         slot_keys=_distinct(_slot_keys(text, terms, vocabulary), MAX_TERMS),
-        window=window_of(times),
+        window=asked.window,
         aggregate=asks_to_aggregate(text),
         ahead=asks_ahead(text),
         literal=only_identifiers(text),
