@@ -402,6 +402,23 @@ def test_a_message_prefix_names_its_addressee_or_group_chat() -> None:
     assert addressee_of({"speaker": "王磊", "label": "王磊: x", "content": "（发给赵敏）到了"}) == "赵敏"
 
 
+def test_a_chinese_speakers_name_is_cut_out_of_the_query_run_and_weighs_as_a_name() -> None:
+    vocabulary = SlotVocabulary.load()
+    parsed = parse_query("晓雯在学校教什么？", NOW, vocabulary)
+    assert parsed.terms == ("晓雯", "雯在", "在学", "学校", "校教")
+    named = parsed.with_speakers(("林晓雯", "陈思远"))
+    assert named.terms == ("晓雯", "在学", "学校", "校教") and named.speaker_terms == ("晓雯",)
+    assert named.speakers == ("林晓雯", "陈思远") and named.speaker_forms == ("晓雯",)
+    assert dense_query(named.text, named.speakers) == "在学校教什么？"
+    # the full name, not also the given name inside it
+    full = parse_query("林晓雯的姐姐在哪里工作？", NOW, vocabulary).with_speakers(("林晓雯",))
+    assert full.speaker_forms == ("林晓雯",) and full.speaker_terms == ("林晓", "晓雯")
+    assert full.terms == ("林晓", "晓雯", "姐姐", "姐在", "工作")
+    # English speakers as before: a word of their own
+    english = parse_query("What did Caroline paint?", NOW, vocabulary)
+    assert english.with_speakers(("caroline",)).terms == english.terms
+
+
 def test_whom_a_query_names_includes_speakers_called_by_their_given_name() -> None:
     vocabulary = SlotVocabulary.load()
     nodes = [

@@ -13,7 +13,7 @@ from typing import Literal
 from app.domain.datafile import read_yaml
 from app.domain.inputs import namespace_term
 from app.domain.text import CJK_RUN, STOP_WORDS, tokens
-from app.extract.names import normalize_name
+from app.extract.names import cjk_name_forms, normalize_name
 from app.recall.question_time import question_time
 
 # Words, with their original case kept, for entity n-grams ("Model Y", "New York").
@@ -169,15 +169,47 @@ class ParsedQuery:
     literal: bool = False
     # The query asks for the current state or for history (`asks_state`; app/recall/currency.py).
     state: State | None = None
+    # The text the terms were read from (without its time words), for `with_speakers`.
+    lexical_text: str = ""
+    # How the query writes the Chinese names of its speakers (晓雯 for 林晓雯; `with_speakers`).
+    speaker_forms: tuple[str, ...] = ()
 
     def with_speakers(self, keys: tuple[str, ...]) -> ParsedQuery:
-        return replace(self, speakers=keys)
+        """The query with the name keys of the speakers it names. A Chinese name, which no space sets
+        apart, is cut out of its run before the bigrams are made, as an English name is a word of its
+        own: "晓雯在学校教什么" has the terms 晓雯 (a speaker term) and 学校, not 雯在."""
+        forms = _said_forms(self.lexical_text, keys)
+        if not forms:
+            return replace(self, speakers=keys, speaker_forms=())
+        rest = self.lexical_text
+        for form in forms:
+            rest = rest.replace(form, " ")
+        named = [bigram for form in forms for bigram in tokens(form, drop_stop_words=False)]
+        terms = _distinct([*named, *_with_bases(tokens(rest))], MAX_TERMS)
+        return replace(self, speakers=keys, speaker_forms=forms, terms=terms)
 
     @property
     def speaker_terms(self) -> tuple[str, ...]:
-        """The terms that are a named speaker's name (or its possessive)."""
+        """The terms that are a named speaker's name (or its possessive; a bigram of how the query
+        writes a Chinese speaker's name)."""
         words = _speaker_words(self.speakers)
-        return tuple(term for term in self.terms if _is_speaker_word(term, words))
+        said = {bigram for form in self.speaker_forms for bigram in tokens(form, drop_stop_words=False)}
+        return tuple(term for term in self.terms if term in said or _is_speaker_word(term, words))
+
+
+def _said_forms(text: str, keys: tuple[str, ...]) -> tuple[str, ...]:
+    """The forms of the Chinese speaker names in `keys` that `text` says (`cjk_name_forms`), longest
+    first; where two overlap the longer one is taken (林晓雯, not also 晓雯)."""
+    forms = sorted(
+        {form for key in keys for form in cjk_name_forms(key) if form in text and CJK_RUN.match(form)},
+        key=len,
+        reverse=True,
+    )
+    taken: list[str] = []
+    for form in forms:
+        if not any(form in longer for longer in taken):
+            taken.append(form)
+    return tuple(taken)
 
 
 def lucene_query(
@@ -288,6 +320,7 @@ def parse_query(
         literal=only_identifiers(text),
         state=asks_state(text),
         members=tuple(m for m in members if m not in terms and m not in variants)[:MAX_MEMBERS],
+        lexical_text=untimed,
     )
 
 
@@ -380,9 +413,8 @@ def dense_query(text: str, speakers: tuple[str, ...] = ()) -> str:
     if not words:
         return text
     kept = [piece for piece in re.split(r"(\s+)", text) if not _is_speaker_word(piece, words)]
-    for key in speakers:
-        if not key.isascii():  # Chinese names are not set apart by spaces
-            kept = [piece.replace(key, "") for piece in kept]
+    for form in _said_forms(text, speakers):  # Chinese names are not set apart by spaces
+        kept = [piece.replace(form, "") for piece in kept]
     rest = " ".join("".join(kept).split())
     return rest if tokens(rest) else text
 

@@ -19,7 +19,7 @@ from app.domain.inputs import ELLIPSIS, derive_summary
 from app.domain.keys import EVERYTHING, Viewer
 from app.domain.model import NodeType, Source
 from app.domain.passages import sentence_of_passage
-from app.domain.text import mostly_chinese
+from app.domain.text import CJK_RUN, mostly_chinese
 from app.domain.turns import Turn, dialogue_id
 from app.embedding.encoder import Embedder
 from app.extract.names import addressee_key, cjk_name_forms, normalize_name
@@ -66,6 +66,11 @@ WARM_UP_NAMESPACES = ("warm up", "warm up the longer names")
 # The details read (`recall.details`: recall's excerpts, the context builder) always sends this many
 # ids (padded with NO_MATCH): one plan for every request. >= the top_k limit.
 DETAIL_IDS_SIZE = 100
+# The Chinese speakers of a namespace (`recall.chinese_speakers`): how long a read is used, how many
+# are read, how many namespaces are kept. A speaker new since the read is still found by its full name.
+CHINESE_SPEAKERS_TTL_S = 60.0
+CHINESE_SPEAKERS_LIMIT = 1000
+CHINESE_SPEAKERS_NAMESPACES = 1024
 T = TypeVar("T")
 # The cold path's vector scores, the cards of its hits, and the sentence point each turn was found by.
 ColdHits = tuple[dict[str, float], list[dict[str, Any]], dict[str, int]]
@@ -180,6 +185,7 @@ class Recall:
         self.categories = CategoryVocabulary.load()
         # The cold path runs beside the hot one; a small shared pool (2 cores here).
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="recall-cold")
+        self._chinese_speakers_read: dict[str, tuple[float, tuple[str, ...]]] = {}
 
     def close(self) -> None:
         # Waits for a cold path still running, so the engines it reads are not closed under it.
@@ -192,6 +198,7 @@ class Recall:
         parsed = parse_query("what did I do last week", datetime.now(UTC), self.vocabulary, self.categories)
         for namespace in WARM_UP_NAMESPACES:
             self._speakers(namespace, parsed)
+            self._read_chinese_speakers(namespace)
             self._graph_seeds_and_spread(namespace, parsed, [])
             self._cards(namespace, [])
             self._replies(namespace, [])
@@ -360,7 +367,34 @@ class Recall:
             namespace=namespace,
             keys=fixed_size(parsed.entity_keys, ENTITY_KEYS_SIZE, NO_MATCH),
         )
-        return tuple(sorted(record["speakers"]))
+        found = set(record["speakers"])
+        if CJK_RUN.search(parsed.text):
+            said = parsed.text
+            found |= {key for key in self._chinese_speakers(namespace) if any(f in said for f in cjk_name_forms(key))}
+        return tuple(sorted(found))
+
+    def _chinese_speakers(self, namespace: str) -> tuple[str, ...]:
+        """The namespace's speakers with Chinese names, read at most once a minute: a query calls them
+        by a short form (晓雯 for 林晓雯) that no key of the query equals."""
+        now = time.monotonic()
+        cached = self._chinese_speakers_read.get(namespace)
+        if cached is not None and cached[0] > now:
+            return cached[1]
+        keys = self._read_chinese_speakers(namespace)
+        if len(self._chinese_speakers_read) >= CHINESE_SPEAKERS_NAMESPACES:
+            self._chinese_speakers_read.clear()
+        self._chinese_speakers_read[namespace] = (now + CHINESE_SPEAKERS_TTL_S, keys)
+        return keys
+
+    def _read_chinese_speakers(self, namespace: str) -> tuple[str, ...]:
+        [record] = self.graph.read(
+            "recall.chinese_speakers",
+            namespace=namespace,
+            first_han="\u3400",
+            after_han="\ua000",
+            limit=CHINESE_SPEAKERS_LIMIT,
+        )
+        return tuple(record["speakers"])
 
     # -- cold path ---------------------------------------------------------------------------
 
