@@ -228,8 +228,10 @@ class Recall:
 
         fusion_start = time.perf_counter()
         candidates, named = self._candidates(hot, cold, pending_turns, focus_session, request.agent_id, parsed)
-        # A speaker the query calls by a short form of a Chinese name (晓雯 for 林晓雯) is named too.
-        parsed = parsed.with_speakers(tuple(sorted(set(parsed.speakers) | spoken_by(candidates.values(), named))))
+        if self.spreading.speaker_names:
+            # A speaker the query calls by a short form of a Chinese name (晓雯 for 林晓雯) is named too.
+            spoken = spoken_by(candidates.values(), named)
+            parsed = parsed.with_speakers(tuple(sorted(set(parsed.speakers) | spoken)))
 
         # A question about the past of a value ("what did billing use before?") is answered with
         # the superseded facts too; one about its current state puts the newer statements first.
