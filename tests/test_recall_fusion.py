@@ -402,6 +402,17 @@ def test_a_message_prefix_names_its_addressee_or_group_chat() -> None:
     assert addressee_of({"speaker": "王磊", "label": "王磊: x", "content": "（发给赵敏）到了"}) == "赵敏"
 
 
+def test_a_chinese_request_opening_a_query_is_no_term() -> None:
+    vocabulary = SlotVocabulary.load()
+    assert parse_query("帮我查一下王磊住在哪里", NOW, vocabulary).terms == ("王磊", "磊住", "住在")
+    assert parse_query("我想问一下，赵敏的狗叫什么？", NOW, vocabulary).terms == ("赵敏", "狗叫")
+    assert parse_query("请帮我回忆一下赵敏开会说了什么", NOW, vocabulary).terms == ("赵敏", "敏开", "开会", "会说")
+    assert parse_query("帮我找王磊的电话", NOW, vocabulary).terms == ("王磊", "电话")
+    # only at the start: in a turn's words, 帮我找到 is what happened
+    assert "找到" in parse_query("王磊帮我找到的房子在哪", NOW, vocabulary).terms
+    assert parse_query("想想办法", NOW, vocabulary).terms == ("想想", "想办", "办法")
+
+
 def test_a_chinese_speakers_name_is_cut_out_of_the_query_run_and_weighs_as_a_name() -> None:
     vocabulary = SlotVocabulary.load()
     parsed = parse_query("晓雯在学校教什么？", NOW, vocabulary)

@@ -302,7 +302,7 @@ def parse_query(
     asked = question_time(text, now)
     # The words of a time expression ("last week", "三天前", "去年夏天") are the window's job, not full
     # text: they match every turn that says them (tens of thousands at 1M nodes), slowly and off-topic.
-    untimed = _blank_spans(text, list(asked.spans))
+    untimed = _blank_spans(text, [*asked.spans, *_request_spans(text)])
     terms = _distinct(_with_bases(tokens(untimed)), MAX_TERMS)
     names = _capitalized_only(untimed)
     found = [v for term in terms if term not in names for v in word_variants(term)]
@@ -426,6 +426,21 @@ def _speaker_words(speakers: tuple[str, ...]) -> frozenset[str]:
 def _is_speaker_word(word: str, speaker_words: frozenset[str]) -> bool:
     key = normalize_name(word.strip(_EDGE_PUNCTUATION))
     return bool(key) and any(base in speaker_words for base in _with_bases([key]))
+
+
+# A Chinese request that opens a query ("帮我查一下王磊住在哪里", "我想问一下……", "请帮我回忆一下"): what an
+# agent asks of the memory, not what it is about. Only at the start: in a turn, 帮我找到 is what happened.
+_CJK_REQUEST = re.compile(
+    r"^\W*(?:请|麻烦你?)?(?:你)?(?:帮我|帮忙)?(?:查|找|搜|看|回忆|想想)(?:一下|一查|一找|看)"
+    r"|^\W*(?:请|麻烦你?)?(?:你)?(?:帮我|帮忙)(?:查|找|搜|看看|回忆)"
+    r"|^\W*我?想问(?:一下|问)?"
+)
+
+
+def _request_spans(text: str) -> list[tuple[int, int]]:
+    """The span of a Chinese request opening the query (`_CJK_REQUEST`), if any."""
+    m = _CJK_REQUEST.match(text)
+    return [m.span()] if m else []
 
 
 def _blank_spans(text: str, spans: list[tuple[int, int]]) -> str:
