@@ -6,7 +6,7 @@ records accesses and co-activations in Redis, which the flush job applies later.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent import futures
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -19,10 +19,10 @@ from app.domain.inputs import ELLIPSIS, derive_summary
 from app.domain.keys import EVERYTHING, Viewer
 from app.domain.model import NodeType, Source
 from app.domain.passages import sentence_of_passage
-from app.domain.text import mostly_chinese
+from app.domain.text import CJK_RUN, mostly_chinese
 from app.domain.turns import Turn, dialogue_id
 from app.embedding.encoder import Embedder
-from app.extract.names import normalize_name
+from app.extract.names import addressee_key, cjk_name_forms, normalize_name
 from app.memory.activity import AccessLog
 from app.memory.hot_window import HotWindow
 from app.memory.learning import HebbianLearning
@@ -66,6 +66,11 @@ WARM_UP_NAMESPACES = ("warm up", "warm up the longer names")
 # The details read (`recall.details`: recall's excerpts, the context builder) always sends this many
 # ids (padded with NO_MATCH): one plan for every request. >= the top_k limit.
 DETAIL_IDS_SIZE = 100
+# The Chinese speakers of a namespace (`recall.chinese_speakers`): how long a read is used, how many
+# are read, how many namespaces are kept. A speaker new since the read is still found by its full name.
+CHINESE_SPEAKERS_TTL_S = 60.0
+CHINESE_SPEAKERS_LIMIT = 1000
+CHINESE_SPEAKERS_NAMESPACES = 1024
 T = TypeVar("T")
 # The cold path's vector scores, the cards of its hits, and the sentence point each turn was found by.
 ColdHits = tuple[dict[str, float], list[dict[str, Any]], dict[str, int]]
@@ -180,6 +185,7 @@ class Recall:
         self.categories = CategoryVocabulary.load()
         # The cold path runs beside the hot one; a small shared pool (2 cores here).
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="recall-cold")
+        self._chinese_speakers_read: dict[str, tuple[float, tuple[str, ...]]] = {}
 
     def close(self) -> None:
         # Waits for a cold path still running, so the engines it reads are not closed under it.
@@ -192,6 +198,7 @@ class Recall:
         parsed = parse_query("what did I do last week", datetime.now(UTC), self.vocabulary, self.categories)
         for namespace in WARM_UP_NAMESPACES:
             self._speakers(namespace, parsed)
+            self._read_chinese_speakers(namespace)
             self._graph_seeds_and_spread(namespace, parsed, [])
             self._cards(namespace, [])
             self._replies(namespace, [])
@@ -220,7 +227,11 @@ class Recall:
         cold, cold_ms = cold_future.result()
 
         fusion_start = time.perf_counter()
-        candidates = self._candidates(hot, cold, pending_turns, focus_session, request.agent_id, parsed.entity_keys)
+        candidates, named = self._candidates(hot, cold, pending_turns, focus_session, request.agent_id, parsed)
+        if self.spreading.speaker_names:
+            # A speaker the query calls by a short form of a Chinese name (晓雯 for 林晓雯) is named too.
+            spoken = spoken_by(candidates.values(), named)
+            parsed = parsed.with_speakers(tuple(sorted(set(parsed.speakers) | spoken)))
 
         # A question about the past of a value ("what did billing use before?") is answered with
         # the superseded facts too; one about its current state puts the newer statements first.
@@ -240,7 +251,7 @@ class Recall:
             )
 
         ranked = ranked_candidates()
-        replies = self._credit_replies(namespace, parsed, ranked, candidates, focus_session, request.agent_id)
+        replies = self._credit_replies(namespace, parsed, ranked, candidates, focus_session, request.agent_id, named)
         if replies:
             ranked = ranked_candidates()
         # Last, after the replies' credit was read off the ranked scores: only the leading cards'
@@ -358,7 +369,34 @@ class Recall:
             namespace=namespace,
             keys=fixed_size(parsed.entity_keys, ENTITY_KEYS_SIZE, NO_MATCH),
         )
-        return tuple(sorted(record["speakers"]))
+        found = set(record["speakers"])
+        if CJK_RUN.search(parsed.text):
+            said = parsed.text
+            found |= {key for key in self._chinese_speakers(namespace) if any(f in said for f in cjk_name_forms(key))}
+        return tuple(sorted(found))
+
+    def _chinese_speakers(self, namespace: str) -> tuple[str, ...]:
+        """The namespace's speakers with Chinese names, read at most once a minute: a query calls them
+        by a short form (晓雯 for 林晓雯) that no key of the query equals."""
+        now = time.monotonic()
+        cached = self._chinese_speakers_read.get(namespace)
+        if cached is not None and cached[0] > now:
+            return cached[1]
+        keys = self._read_chinese_speakers(namespace)
+        if len(self._chinese_speakers_read) >= CHINESE_SPEAKERS_NAMESPACES:
+            self._chinese_speakers_read.clear()
+        self._chinese_speakers_read[namespace] = (now + CHINESE_SPEAKERS_TTL_S, keys)
+        return keys
+
+    def _read_chinese_speakers(self, namespace: str) -> tuple[str, ...]:
+        [record] = self.graph.read(
+            "recall.chinese_speakers",
+            namespace=namespace,
+            first_han="\u3400",
+            after_han="\ua000",
+            limit=CHINESE_SPEAKERS_LIMIT,
+        )
+        return tuple(record["speakers"])
 
     # -- cold path ---------------------------------------------------------------------------
 
@@ -413,9 +451,10 @@ class Recall:
         pending_turns: dict[str, tuple[dict[str, Any], float]],
         focus_session: str | None,
         agent_id: str | None,
-        named: Sequence[str],
-    ) -> dict[str, Candidate]:
-        """Hot rows and cold cards (both carry the card fields) plus pending hot-window turns."""
+        parsed: ParsedQuery,
+    ) -> tuple[dict[str, Candidate], frozenset[str]]:
+        """Hot rows and cold cards (both carry the card fields) plus pending hot-window turns, and the
+        keys of whom the query names (`named_keys`)."""
         cold_scores, cold_cards, _ = cold
         nodes = {row["id"]: row for row in [*cold_cards, *hot]}
         candidates: dict[str, Candidate] = {}
@@ -432,10 +471,10 @@ class Recall:
         for node_id, score in cold_scores.items():
             if node_id in candidates:
                 candidates[node_id].vector = score
-        named_keys = frozenset(named)
+        named = named_keys(parsed, [candidate.node for candidate in candidates.values()])
         for candidate in candidates.values():
-            mark_context(candidate, focus_session, agent_id, named_keys)
-        return candidates
+            mark_context(candidate, focus_session, agent_id, named)
+        return candidates, named
 
     def _credit_replies(
         self,
@@ -445,6 +484,7 @@ class Recall:
         candidates: dict[str, Candidate],
         focus_session: str | None,
         agent_id: str | None,
+        named: frozenset[str],
     ) -> int:
         """Give the named speakers' turns beside the leading cards their `reply_credit` (turns not
         found yet join `candidates`); returns how many turns got credit (0: nothing to rank again).
@@ -468,7 +508,7 @@ class Recall:
             candidate = candidates.get(turn)
             if candidate is None:
                 candidate = candidates[turn] = candidate_of(turns[turn])
-                mark_context(candidate, focus_session, agent_id, frozenset(parsed.entity_keys))
+                mark_context(candidate, focus_session, agent_id, named)
             candidate.reply, candidate.reply_ceiling = value, ceiling
         return len(credit)
 
@@ -570,7 +610,45 @@ def mark_context(candidate: Candidate, focus_session: str | None, agent_id: str 
         (focus_session is not None and node.get("session_id") == focus_session)
         or (agent_id is not None and node.get("agent_id") == agent_id)
     )
-    candidate.named_subject = subject_key_of(node) in named
+    candidate.named_subject = subject_key_of(node) in named or addressee_of(node) in named
+
+
+def named_keys(parsed: ParsedQuery, nodes: Sequence[Mapping[str, Any]]) -> frozenset[str]:
+    """The keys of whom the query names: its entity keys, and the subjects, speakers and addressees
+    (`addressee_of`) of these nodes whose Chinese name the query says in a short form
+    (`cjk_name_forms`: 晓雯 for 林晓雯, 老王 for 王磊). Chinese speakers are mostly called by their
+    given name, and a query's CJK substrings hold the given name, not the full one."""
+    named = set(parsed.entity_keys)
+    said = parsed.text
+    seen: set[str] = set()
+    for node in nodes:
+        for key in (subject_key_of(node), addressee_of(node)):
+            if key and key not in seen:
+                seen.add(key)
+                if key not in named and any(form in said for form in cjk_name_forms(key)[1:]):
+                    named.add(key)
+    return frozenset(named)
+
+
+def spoken_by(candidates: Iterable[Candidate], named: frozenset[str]) -> set[str]:
+    """The speakers of these turns whom the query names."""
+    return {
+        key
+        for candidate in candidates
+        if candidate.type == NodeType.DIALOGUE.value and (key := subject_key_of(candidate.node)) in named
+    }
+
+
+def addressee_of(node: Mapping[str, Any]) -> str | None:
+    """Whom a turn was sent to, or in which group chat, by the prefix of its text ("（发给张伟）...";
+    `addressee_key`): read off the label ("<speaker>: <text>") or, for a pending turn, its content."""
+    text = node.get("content") or node.get("label")
+    if not isinstance(text, str):
+        return None
+    speaker = node.get("speaker")
+    if node.get("content") is None and isinstance(speaker, str) and text.startswith(f"{speaker}: "):
+        text = text[len(speaker) + 2 :]
+    return addressee_key(text)
 
 
 def subject_key_of(node: Mapping[str, Any]) -> str | None:
