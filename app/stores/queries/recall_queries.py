@@ -175,6 +175,14 @@ class RecallQueries(Queries):
     def speakers(self, *, namespace: str, keys: list[str]) -> list[SpeakersRow]:
         return cast("list[SpeakersRow]", self._read("recall.speakers", namespace=namespace, keys=keys))
 
+    def chinese_speakers(self, *, namespace: str, first_han: str, after_han: str, limit: int) -> list[SpeakersRow]:
+        return cast(
+            "list[SpeakersRow]",
+            self._read(
+                "recall.chinese_speakers", namespace=namespace, first_han=first_han, after_han=after_han, limit=limit
+            ),
+        )
+
     def cards(self, *, namespace: str, ids: list[str]) -> list[CardsRow]:
         return cast("list[CardsRow]", self._read("recall.cards", namespace=namespace, ids=ids))
 
