@@ -44,6 +44,7 @@ from app.recall.neighbourhood import seen_by
 from app.recall.query import CategoryVocabulary, ParsedQuery, SlotVocabulary, dense_query, lucene_query, parse_query
 from app.recall.relevance import answers, card_text, nothing_relevant_note, query_terms, relevance, term_coverage
 from app.stores.graph import GraphStore, parse_datetime
+from app.stores.queries.recall_queries import HotRow, HotSeed, RecallQueries
 from app.stores.vectors import VectorStore
 from app.stores.vectors.base import CONTEXT_PASSAGE, PASSAGE_KEY
 
@@ -173,6 +174,7 @@ class Recall:
         observer: RecallObserver | None = None,
     ) -> None:
         self.graph = graph
+        self.queries = RecallQueries(graph)
         self.vectors = vectors
         self.embedder = embedder
         self.hot_window = hot_window
@@ -317,7 +319,7 @@ class Recall:
         scored = [(turn, score / top) for turn, score in window.hits] if top else []
         # Turns the write tracks have not reached yet become cards built from the hot window itself.
         pending = {dialogue_id(turn.session_id, turn.turn_id): (_turn_node(turn), score) for turn, score in scored}
-        hot_seeds = [{"id": node_id, "score": score} for node_id, (_, score) in pending.items()]
+        hot_seeds = [HotSeed(id=node_id, score=score) for node_id, (_, score) in pending.items()]
         spread = self._graph_seeds_and_spread(namespace, parsed, hot_seeds)
         rows = spread["rows"]
         focus = window.latest_session if request.mode == "local" else None
@@ -329,13 +331,12 @@ class Recall:
         return rows, stats, pending, focus
 
     def _graph_seeds_and_spread(
-        self, namespace: str, parsed: ParsedQuery, hot_seeds: list[dict[str, Any]]
-    ) -> dict[str, Any]:
+        self, namespace: str, parsed: ParsedQuery, hot_seeds: list[HotSeed]
+    ) -> HotRow:
         """`recall.hot`'s one record: `rows` (a map per node: seed parts, spread, card fields),
         `expanded` and `seeds`."""
         s = self.spreading
-        [record] = self.graph.read(
-            "recall.hot",
+        [record] = self.queries.hot(
             namespace=namespace,
             lucene=fixed_lucene(namespace, parsed, s.variant_boost, s.speaker_boost, s.member_boost),
             # Every parameter always has the same type and size bucket (lists of fixed sizes, the
@@ -343,7 +344,7 @@ class Recall:
             entity_keys=fixed_size(parsed.entity_keys, ENTITY_KEYS_SIZE, NO_MATCH),
             slot_keys=fixed_size(parsed.slot_keys, SLOT_KEYS_SIZE, NO_MATCH),
             no_match=NO_MATCH,
-            hot_seeds=fixed_size(hot_seeds, HOT_SEEDS_SIZE, {"id": NO_MATCH, "score": 0.0}),
+            hot_seeds=fixed_size(hot_seeds, HOT_SEEDS_SIZE, HotSeed(id=NO_MATCH, score=0.0)),
             has_window=parsed.window is not None,
             window_start=parsed.window[0] if parsed.window else NO_WINDOW,
             window_end=parsed.window[1] if parsed.window else NO_WINDOW,
@@ -364,8 +365,7 @@ class Recall:
 
     def _speakers(self, namespace: str, parsed: ParsedQuery) -> tuple[str, ...]:
         """The name keys of the namespace's speakers that the query names (one index seek)."""
-        [record] = self.graph.read(
-            "recall.speakers",
+        [record] = self.queries.speakers(
             namespace=namespace,
             keys=fixed_size(parsed.entity_keys, ENTITY_KEYS_SIZE, NO_MATCH),
         )
@@ -389,8 +389,7 @@ class Recall:
         return keys
 
     def _read_chinese_speakers(self, namespace: str) -> tuple[str, ...]:
-        [record] = self.graph.read(
-            "recall.chinese_speakers",
+        [record] = self.queries.chinese_speakers(
             namespace=namespace,
             first_han="\u3400",
             after_han="\ua000",
@@ -431,14 +430,14 @@ class Recall:
 
     def _replies(self, namespace: str, turn_ids: list[str]) -> list[dict[str, Any]]:
         """The turns up to two places from each of `turn_ids` in its session (`recall.replies` rows)."""
-        [record] = self.graph.read(
-            "recall.replies", namespace=namespace, ids=fixed_size(turn_ids, CARD_IDS_SIZE, NO_MATCH)
+        [record] = self.queries.replies(
+            namespace=namespace, ids=fixed_size(turn_ids, CARD_IDS_SIZE, NO_MATCH)
         )
         replies: list[dict[str, Any]] = record["replies"]
         return replies
 
     def _cards(self, namespace: str, ids: list[str]) -> list[dict[str, Any]]:
-        [record] = self.graph.read("recall.cards", namespace=namespace, ids=fixed_size(ids, CARD_IDS_SIZE, NO_MATCH))
+        [record] = self.queries.cards(namespace=namespace, ids=fixed_size(ids, CARD_IDS_SIZE, NO_MATCH))
         cards: list[dict[str, Any]] = record["cards"]
         return cards
 
@@ -531,7 +530,7 @@ class Recall:
         stored = [card.id for card in cut if contents[card.id] is None]
         if stored:
             ids = fixed_size(stored, DETAIL_IDS_SIZE, NO_MATCH)
-            rows = self.graph.read("recall.details", namespace=namespace, ids=ids, **seen_by(viewer))
+            rows = self.queries.details(namespace=namespace, ids=ids, **seen_by(viewer))
             contents.update({row["id"]: row["content"] for row in rows})
         named = set(parsed.speaker_terms)
         members = parsed.members if self.spreading.member_boost > 0 else ()
