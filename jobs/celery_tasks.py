@@ -143,8 +143,10 @@ def optimize_vectors() -> dict[str, Any]:
         return {"optimized": changed, "seconds": round(seconds, 3)}
 
 
-# The report of a batch another task wrote (`_close_taken_over`): nothing written by its own task.
-_EMPTY_REPORT = {name: value for name, value in asdict(IngestReport()).items() if name != "unlinked"}
+def batch_report(report: IngestReport) -> dict[str, Any]:
+    """An ingest report as a batch's record keeps it: without `unlinked` (the link task's business)."""
+    return {name: value for name, value in asdict(report).items() if name != "unlinked"}
+
 
 # How long a running ingest task holds its turns without renewing its claim (it renews a third of
 # the way): a task that died lets them go after this, for the `resume_pending` job.
@@ -221,7 +223,7 @@ def _close_taken_over(runtime: Runtime, namespace: str, batches: set[str], write
     for batch in sorted(batches):
         keys = runtime.batches.open_keys(namespace, batch)
         if keys is not None and not runtime.hot_window.pending_records(namespace, keys):
-            report = {**_EMPTY_REPORT, "written_by": writer}
+            report = {**batch_report(IngestReport()), "written_by": writer}  # nothing its own task wrote
             runtime.batches.done(namespace, batch, report, datetime.now(UTC))
 
 
@@ -318,8 +320,7 @@ def ingest_turns(
         raise self.retry(countdown=TAKEN_OVER_RECHECK_S, kwargs=again)
     seconds = time.perf_counter() - start
     log.info("ingest_turns done", extra={**fields, "turns": report.turns, "duration_ms": round(seconds * 1000, 2)})
-    result = asdict(report)
-    del result["unlinked"]  # the link task's business, not the batch's report
+    result = batch_report(report)
     if batch_id:
         runtime.batches.done(namespace, batch_id, result, datetime.now(UTC))
     return result
