@@ -80,7 +80,7 @@ from app.memory.ingest import sentence_around  # noqa: E402  (the write path's o
 from app.memory.namespaces import DEFAULT_CAPACITY  # noqa: E402
 from app.memory.records import link_row, node_properties  # noqa: E402
 from app.recall.query import parse_query  # noqa: E402
-from app.recall.service import RecallRequest  # noqa: E402
+from app.recall.request import RecallRequest  # noqa: E402
 from app.runtime import Runtime  # noqa: E402
 from app.stores.queries.bench_queries import BenchQueries  # noqa: E402
 from app.stores.vectors import VectorRecord  # noqa: E402
