@@ -67,7 +67,7 @@ class SpreadingSettings:
     excerpts: bool = True
 
     def __post_init__(self) -> None:
-        # The fixed parameter sizes must hold every seed and hit (see ENTITY_KEYS_SIZE).
+        # The fixed parameter sizes must hold every seed and hit (see parameters.ENTITY_KEYS_SIZE).
         if self.hot_limit > HOT_SEEDS_SIZE or self.cold_limit > CARD_IDS_SIZE:
             raise ValueError(f"hot_limit <= {HOT_SEEDS_SIZE} and cold_limit <= {CARD_IDS_SIZE} are required")
 
