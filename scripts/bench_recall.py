@@ -76,11 +76,11 @@ from app.extract.names import normalize_name  # noqa: E402
 from app.extract.timeexpr import find_time_expressions  # noqa: E402
 from app.extract.types import EntityKind, FactMention, supersedes  # noqa: E402
 from app.memory.hot_window import DEFAULT_MAX_TURNS  # noqa: E402
-from app.memory.ingest import sentence_around  # noqa: E402  (the write path's own sentence picker)
 from app.memory.namespaces import DEFAULT_CAPACITY  # noqa: E402
 from app.memory.records import link_row, node_properties  # noqa: E402
+from app.memory.turn_spans import sentence_around  # noqa: E402  (the write path's own sentence picker)
 from app.recall.query import parse_query  # noqa: E402
-from app.recall.service import RecallRequest  # noqa: E402
+from app.recall.request import RecallRequest  # noqa: E402
 from app.runtime import Runtime  # noqa: E402
 from app.stores.queries.bench_queries import BenchQueries  # noqa: E402
 from app.stores.vectors import VectorRecord  # noqa: E402

@@ -20,7 +20,7 @@ from app.embedding.encoder import Embedder, resolve_model_path
 from app.memory.ingest import SequencedTurn
 from app.memory.semantic import NodeText
 from app.memory.transfer import _node_text
-from app.recall.service import RecallRequest
+from app.recall.request import RecallRequest
 from app.reembed import reembed
 from app.runtime import Runtime
 from app.settings import PACKAGED_MINILM

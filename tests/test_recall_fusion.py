@@ -9,6 +9,7 @@ import pytest
 
 from app.domain.inputs import namespace_term
 from app.extract.names import addressee_key, cjk_name_forms
+from app.recall.candidates import addressee_of, named_keys, subject_key_of
 from app.recall.fusion import (
     Candidate,
     Card,
@@ -35,7 +36,6 @@ from app.recall.query import (
     parse_query,
     word_variants,
 )
-from app.recall.service import addressee_of, named_keys, subject_key_of
 
 NOW = datetime(2024, 6, 1, tzinfo=UTC)
 W = FusionWeights()

@@ -28,7 +28,9 @@ from app.domain.keys import Viewer
 from app.domain.tasks import TaskStatus, status_of
 from app.recall.fusion import Card
 from app.recall.neighbourhood import Neighbourhood, seen_by
-from app.recall.service import DETAIL_IDS_SIZE, NO_MATCH, Recall, RecallRequest, fixed_size
+from app.recall.parameters import DETAIL_IDS_SIZE, NO_MATCH, fixed_size
+from app.recall.request import RecallRequest
+from app.recall.service import Recall
 from app.stores.graph import GraphStore
 from app.stores.queries.recall_queries import DetailsRow, RecallQueries
 

@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # the recall service pulls the engines; these models stay imp
     from app.memory.erasure import ForgetFilter
     from app.memory.tasks import NewTask, TaskChange
     from app.recall.listing import ListingFilter
-    from app.recall.service import RecallRequest
+    from app.recall.request import RecallRequest
 
 from app.operations.fields import (
     MAX_CONTENT_CHARS,
@@ -406,7 +406,7 @@ class RecallBody(Strict):
     def to_domain(self, agent_id: str | None = None, viewer: Viewer = EVERYTHING) -> RecallRequest:
         """`agent_id`: the asking agent (the key's; see access.writing_agent); `viewer`: whose
         private memories may be shown."""
-        from app.recall.service import RecallRequest
+        from app.recall.request import RecallRequest
 
         return RecallRequest(
             query=self.query,

@@ -6,26 +6,27 @@ records accesses and co-activations in Redis, which the flush job applies later.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent import futures
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import UTC, datetime
 from itertools import chain
-from typing import Any, Protocol, TypeVar
+from typing import Any
 
 from app.domain.decay import SOFT_FORGET_THRESHOLD
-from app.domain.inputs import ELLIPSIS, derive_summary
+from app.domain.inputs import ELLIPSIS
 from app.domain.keys import EVERYTHING, Viewer
-from app.domain.model import NodeType, Source
+from app.domain.model import NodeType
 from app.domain.passages import sentence_of_passage
 from app.domain.text import CJK_RUN, mostly_chinese
-from app.domain.turns import Turn, dialogue_id
+from app.domain.turns import dialogue_id
 from app.embedding.encoder import Embedder
-from app.extract.names import addressee_key, cjk_name_forms, normalize_name
+from app.extract.names import cjk_name_forms
 from app.memory.activity import AccessLog
 from app.memory.hot_window import HotWindow
 from app.memory.learning import HebbianLearning
+from app.recall.candidates import candidate_of, mark_context, named_keys, pending_turn_node, spoken_by, subject_key_of
 from app.recall.currency import newer_first
 from app.recall.excerpt import excerpt
 from app.recall.fusion import (
@@ -33,7 +34,6 @@ from app.recall.fusion import (
     Candidate,
     Card,
     FusionWeights,
-    Mode,
     card_order,
     rank,
     reply_credit,
@@ -41,123 +41,36 @@ from app.recall.fusion import (
     within_budget,
 )
 from app.recall.neighbourhood import seen_by
-from app.recall.query import CategoryVocabulary, ParsedQuery, SlotVocabulary, dense_query, lucene_query, parse_query
-from app.recall.relevance import answers, card_text, nothing_relevant_note, query_terms, relevance, term_coverage
-from app.stores.graph import GraphStore, parse_datetime
+from app.recall.parameters import (
+    CARD_IDS_SIZE,
+    DETAIL_IDS_SIZE,
+    ENTITY_KEYS_SIZE,
+    EPOCH,
+    HOT_SEEDS_SIZE,
+    NO_MATCH,
+    NO_WINDOW,
+    SLOT_KEYS_SIZE,
+    fixed_lucene,
+    fixed_size,
+)
+from app.recall.query import CategoryVocabulary, ParsedQuery, SlotVocabulary, dense_query, parse_query
+from app.recall.relevance import answers, card_text, query_terms, relevance, term_coverage
+from app.recall.request import RecallObserver, RecallRequest, RecallResult, SpreadingSettings
+from app.stores.graph import GraphStore
 from app.stores.queries.recall_queries import HotRow, HotSeed, RecallQueries
 from app.stores.vectors import VectorStore
 from app.stores.vectors.base import CONTEXT_PASSAGE, PASSAGE_KEY
 
-EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-NO_WINDOW = EPOCH  # the window parameters of a query that names no time
-NO_MATCH = "\u0000"  # no id, name key or slot is ever this
-
-# Neo4j caches a plan per query, parameter types AND size bucket of every list and string parameter
-# (about one per power of ten): a recall whose lists or Lucene string fell into another bucket was
-# planned again, 0.5-0.9 s (measured). So the read path's lists and strings always have these
-# sizes: cut to them, or padded with values that match nothing.
-ENTITY_KEYS_SIZE = 64
-SLOT_KEYS_SIZE = 32
-HOT_SEEDS_SIZE = 16  # >= SpreadingSettings.hot_limit
-CARD_IDS_SIZE = 64  # >= SpreadingSettings.cold_limit
-LUCENE_CHARS = 4000  # the bucket of 1001-10000 characters; longer queries drop their last words
 # Not valid namespace names (they have spaces), so the warm-up can never read real data. Names are
-# 1-64 characters: two size buckets (see ENTITY_KEYS_SIZE), one warm-up each.
+# 1-64 characters: two size buckets (see parameters.ENTITY_KEYS_SIZE), one warm-up each.
 WARM_UP_NAMESPACES = ("warm up", "warm up the longer names")
-# The details read (`recall.details`: recall's excerpts, the context builder) always sends this many
-# ids (padded with NO_MATCH): one plan for every request. >= the top_k limit.
-DETAIL_IDS_SIZE = 100
 # The Chinese speakers of a namespace (`recall.chinese_speakers`): how long a read is used, how many
 # are read, how many namespaces are kept. A speaker new since the read is still found by its full name.
 CHINESE_SPEAKERS_TTL_S = 60.0
 CHINESE_SPEAKERS_LIMIT = 1000
 CHINESE_SPEAKERS_NAMESPACES = 1024
-T = TypeVar("T")
 # The cold path's vector scores, the cards of its hits, and the sentence point each turn was found by.
 ColdHits = tuple[dict[str, float], list[dict[str, Any]], dict[str, int]]
-
-
-@dataclass(frozen=True)
-class RecallRequest:
-    query: str
-    top_k: int = 10
-    mode: Mode = "local"
-    include_history: bool = False
-    token_budget: int | None = None
-    as_of: datetime | None = None
-    now: datetime | None = None
-    agent_id: str | None = None
-    agent_ids: frozenset[str] | None = None  # only memories written by these agents
-    viewer: Viewer = EVERYTHING  # whose private memories may be shown
-    # No card when none has a `relevance` (app/recall/relevance.py) of at least this; 0: always cards.
-    min_score: float = 0.0
-
-    def admits(self, node: dict[str, Any]) -> bool:
-        """A candidate the asker may see and asked for (applied to the candidates before ranking)."""
-        if not self.viewer.sees(node):
-            return False
-        return self.agent_ids is None or node.get("agent_id") in self.agent_ids
-
-
-@dataclass(frozen=True)
-class SpreadingSettings:
-    max_depth: int = 3
-    hop_decay: float = 0.5
-    min_activation: float = 0.05
-    max_fanout: int = 64  # nodes with more relationships are reached but not expanded through
-    cap: int = 100  # nodes kept per stage (bounds the cost on dense graphs)
-    result_limit: int = 50  # hot-path nodes handed to fusion
-    text_limit: int = 50  # full-text / slot / time-window seeds fetched
-    # Lucene weight of the query words' other inflections (app/recall/query.word_variants); 0: none.
-    # 1.0 (as stemming) measured above 0.5 on LoCoMo dev (docs/benchmarks.md, "Word variants").
-    variant_boost: float = 1.0
-    # Lucene weight of the members of a category the query names (app/data/category_words.yaml:
-    # "camping" for "activities"); 0: none (docs/benchmarks.md, "Excerpts and categories").
-    member_boost: float = 1.0
-    # Look up the speakers the query names (`recall.speakers`): their names weigh `speaker_boost` in
-    # the full-text query and are left out of the embedded one (docs/benchmarks.md, "Speaker names and
-    # context points").
-    speaker_names: bool = True
-    speaker_boost: float = 0.2
-    seed_limit: int = 60  # seeds spreading activation starts from
-    hot_limit: int = 10  # hot-window seeds
-    cold_limit: int = 40  # vector hits
-    slot_only_score: float = 0.6  # a fact whose slot the query names, subject not named
-    window_score: float = 0.5  # an event inside the query's time window
-    co_activate_top: int = 5  # the leading cards of a recall count as co-activated
-    # A card whose summary was cut shows the sentence the query is about (app/recall/excerpt.py).
-    excerpts: bool = True
-
-    def __post_init__(self) -> None:
-        # The fixed parameter sizes must hold every seed and hit (see ENTITY_KEYS_SIZE).
-        if self.hot_limit > HOT_SEEDS_SIZE or self.cold_limit > CARD_IDS_SIZE:
-            raise ValueError(f"hot_limit <= {HOT_SEEDS_SIZE} and cold_limit <= {CARD_IDS_SIZE} are required")
-
-
-class RecallObserver(Protocol):
-    """Told about every recall (the metrics: `app/observability/metrics.py`), from the one place
-    results are produced."""
-
-    def observe_recall(self, namespace: str, stats: Mapping[str, Any], cards: int) -> None: ...
-
-
-@dataclass
-class RecallResult:
-    cards: list[Card]
-    stats: dict[str, Any] = field(default_factory=dict)
-    # Cards ranked but left out: none of them reached the request's `min_score`.
-    below_min_score: int = 0
-    min_score: float = 0.0
-
-    @property
-    def nothing_relevant(self) -> bool:
-        """No card to show: nothing matched, or nothing reached `min_score`."""
-        return not self.cards
-
-    @property
-    def note(self) -> str | None:
-        """Why there is no card, in words (None when there are cards)."""
-        return nothing_relevant_note(self.min_score, self.below_min_score) if self.nothing_relevant else None
 
 
 class Recall:
@@ -318,7 +231,9 @@ class Recall:
         top = max((score for _, score in window.hits), default=0.0)
         scored = [(turn, score / top) for turn, score in window.hits] if top else []
         # Turns the write tracks have not reached yet become cards built from the hot window itself.
-        pending = {dialogue_id(turn.session_id, turn.turn_id): (_turn_node(turn), score) for turn, score in scored}
+        pending = {
+            dialogue_id(turn.session_id, turn.turn_id): (pending_turn_node(turn), score) for turn, score in scored
+        }
         hot_seeds = [HotSeed(id=node_id, score=score) for node_id, (_, score) in pending.items()]
         spread = self._graph_seeds_and_spread(namespace, parsed, hot_seeds)
         rows = spread["rows"]
@@ -330,9 +245,7 @@ class Recall:
         }
         return rows, stats, pending, focus
 
-    def _graph_seeds_and_spread(
-        self, namespace: str, parsed: ParsedQuery, hot_seeds: list[HotSeed]
-    ) -> HotRow:
+    def _graph_seeds_and_spread(self, namespace: str, parsed: ParsedQuery, hot_seeds: list[HotSeed]) -> HotRow:
         """`recall.hot`'s one record: `rows` (a map per node: seed parts, spread, card fields),
         `expanded` and `seeds`."""
         s = self.spreading
@@ -430,9 +343,7 @@ class Recall:
 
     def _replies(self, namespace: str, turn_ids: list[str]) -> list[dict[str, Any]]:
         """The turns up to two places from each of `turn_ids` in its session (`recall.replies` rows)."""
-        [record] = self.queries.replies(
-            namespace=namespace, ids=fixed_size(turn_ids, CARD_IDS_SIZE, NO_MATCH)
-        )
+        [record] = self.queries.replies(namespace=namespace, ids=fixed_size(turn_ids, CARD_IDS_SIZE, NO_MATCH))
         replies: list[dict[str, Any]] = record["replies"]
         return replies
 
@@ -558,116 +469,3 @@ class Recall:
 def _no_cold_hits(namespace: str, parsed: ParsedQuery) -> ColdHits:
     """The cold path of a query whose vectors would be chance (`FusionWeights.unread_vector` 0)."""
     return {}, [], {}
-
-
-def fixed_size(values: Sequence[T], size: int, filler: T) -> list[T]:
-    """`values` cut or padded with `filler` to exactly `size` items (see ENTITY_KEYS_SIZE)."""
-    return [*values[:size], *[filler] * (size - len(values))]
-
-
-def fixed_lucene(
-    namespace: str,
-    parsed: ParsedQuery,
-    variant_boost: float = 0.0,
-    speaker_boost: float = 1.0,
-    member_boost: float = 0.0,
-) -> str:
-    """The full-text query padded with spaces to LUCENE_CHARS (blank: no full-text seeds), without
-    the last category members, then the last variants, then the last terms, when it would be longer
-    (see ENTITY_KEYS_SIZE)."""
-    terms, variants = parsed.terms, parsed.variants if variant_boost > 0 else ()
-    members = parsed.members if member_boost > 0 else ()
-    speaker_terms = parsed.speaker_terms
-
-    def query() -> str:
-        return (
-            lucene_query(namespace, terms, variants, variant_boost, speaker_terms, speaker_boost, members, member_boost)
-            or ""
-        )
-
-    while len(query()) > LUCENE_CHARS and (terms or variants or members):
-        if members:
-            members = members[:-1]
-        elif variants:
-            variants = variants[:-1]
-        else:
-            terms = terms[:-1]
-    return query().ljust(LUCENE_CHARS)
-
-
-def candidate_of(row: Mapping[str, Any]) -> Candidate:
-    """A candidate from a row of the `card` fragment of cypher/recall.cypher (its times parsed)."""
-    times = {key: parse_datetime(value) for key, value in row["times"].items() if value is not None}
-    return Candidate(row["id"], row["type"], row["node"] | times)
-
-
-def mark_context(candidate: Candidate, focus_session: str | None, agent_id: str | None, named: frozenset[str]) -> None:
-    """Whether the candidate belongs to the current focus (its session, or the asking agent's
-    memories) and whether it is about someone the query names."""
-    node = candidate.node
-    candidate.in_focus = bool(
-        (focus_session is not None and node.get("session_id") == focus_session)
-        or (agent_id is not None and node.get("agent_id") == agent_id)
-    )
-    candidate.named_subject = subject_key_of(node) in named or addressee_of(node) in named
-
-
-def named_keys(parsed: ParsedQuery, nodes: Sequence[Mapping[str, Any]]) -> frozenset[str]:
-    """The keys of whom the query names: its entity keys, and the subjects, speakers and addressees
-    (`addressee_of`) of these nodes whose Chinese name the query says in a short form
-    (`cjk_name_forms`: 晓雯 for 林晓雯, 老王 for 王磊). Chinese speakers are mostly called by their
-    given name, and a query's CJK substrings hold the given name, not the full one."""
-    named = set(parsed.entity_keys)
-    said = parsed.text
-    seen: set[str] = set()
-    for node in nodes:
-        for key in (subject_key_of(node), addressee_of(node)):
-            if key and key not in seen:
-                seen.add(key)
-                if key not in named and any(form in said for form in cjk_name_forms(key)[1:]):
-                    named.add(key)
-    return frozenset(named)
-
-
-def spoken_by(candidates: Iterable[Candidate], named: frozenset[str]) -> set[str]:
-    """The speakers of these turns whom the query names."""
-    return {
-        key
-        for candidate in candidates
-        if candidate.type == NodeType.DIALOGUE.value and (key := subject_key_of(candidate.node)) in named
-    }
-
-
-def addressee_of(node: Mapping[str, Any]) -> str | None:
-    """Whom a turn was sent to, or in which group chat, by the prefix of its text ("（发给张伟）...";
-    `addressee_key`): read off the label ("<speaker>: <text>") or, for a pending turn, its content."""
-    text = node.get("content") or node.get("label")
-    if not isinstance(text, str):
-        return None
-    speaker = node.get("speaker")
-    if node.get("content") is None and isinstance(speaker, str) and text.startswith(f"{speaker}: "):
-        text = text[len(speaker) + 2 :]
-    return addressee_key(text)
-
-
-def subject_key_of(node: Mapping[str, Any]) -> str | None:
-    """Whom a memory is about: a fact's or event's subject, else the speaker of a turn."""
-    if node.get("subject_key"):
-        return str(node["subject_key"])
-    speaker = node.get("speaker")
-    return normalize_name(str(speaker)) if speaker else None
-
-
-def _turn_node(turn: Turn) -> dict[str, Any]:
-    return {
-        "label": f"{turn.speaker}: {turn.text[:80]}",
-        "summary": derive_summary(turn.text),
-        "content": turn.text,
-        "source": Source.USER_STATED.value,
-        "confidence": 1.0,
-        "source_turn_ids": [turn.turn_id],
-        "timestamp": turn.timestamp,
-        "session_id": turn.session_id,
-        "speaker": turn.speaker,
-        "agent_id": turn.agent_id,
-    }
