@@ -64,6 +64,7 @@ MARKERS = ("zorblaxite", "quintavorn")
 SPEAKERS = ["Alice", "Bob", "Carol", "Dave"]
 CHECK_CHUNK = 5000  # ids per verification query (the Cypher route returns at most 10,000 rows)
 START_TIMEOUT_S = 180.0
+RECALL_STAGES = ("hot_ms", "cold_ms", "fusion_ms", "total_ms")  # the recall answer's `stats` timings
 CELERY_QUEUE = "celery"  # the Celery app's default queue (a Redis list)
 
 
@@ -86,6 +87,8 @@ class Stats:
     turns_posted: Counter[str] = field(default_factory=Counter)
     recalls: int = 0
     cards: int = 0
+    # The service's own timing of each recall (its `stats`): where a slow answer spent its time.
+    recall_stages: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     leaks: list[dict[str, Any]] = field(default_factory=list)
 
     def record(self, route: str, seconds: float, status: int) -> None:
@@ -155,7 +158,10 @@ async def recall(client: httpx.AsyncClient, stats: Stats, tenant: Tenant, header
     if response is None or response.status_code != 200:
         return
     stats.recalls += 1
-    for card in response.json()["items"]:
+    body = response.json()
+    for stage in RECALL_STAGES:
+        stats.recall_stages[stage].append(float(body["stats"][stage]))
+    for card in body["items"]:
         stats.cards += 1
         if tenant.other_marker in json.dumps(card, ensure_ascii=False):
             stats.leaks.append({"namespace": tenant.namespace, "card": card})
@@ -362,6 +368,11 @@ def print_report(report: dict[str, Any]) -> None:
         statuses = ", ".join(f"{s}: {n}" for s, n in row["statuses"].items())
         print(f"| {row['route']} | {row['requests']:,} | {row['per_s']} | {row['p50_ms']} | {row['p95_ms']} | "
               f"{row['p99_ms']} | {row['max_ms']} | {statuses} |")  # fmt: skip
+    if stages := report["recall_stages_ms"]:
+        print(
+            "recall as the service timed it (p50 / p95 / p99 ms): "
+            + "; ".join(f"{stage} {v['p50']} / {v['p95']} / {v['p99']}" for stage, v in stages.items())
+        )
     print()
     for ns, check in report["checks"].items():
         print(f"{ns}: " + ", ".join(f"{k} {v:,}" for k, v in check.items()))
@@ -428,12 +439,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         "routes": route_table(stats, seconds), "transport_errors": dict(stats.errors),
         "recalls": stats.recalls, "cards": stats.cards, "cross_tenant": len(stats.leaks), "leaks": stats.leaks[:10],
         "checks": checks, "error_log_lines": errors_logged,
+        "recall_stages_ms": {stage: {f"p{q}": round(percentile(values, q), 1) for q in (50, 95, 99)}
+                             for stage, values in stats.recall_stages.items() if values},
     }  # fmt: skip
     report["passed"] = (
         queue_drain_s is not None
         and not stats.leaks
-        and all(c["lost"] == 0 and c["duplicated"] == 0 and c["unacknowledged_nodes"] == 0
-                and c["semantic_pairs_duplicated"] == 0 for c in checks.values())  # fmt: skip
+        and all(
+            c["lost"] == 0
+            and c["duplicated"] == 0
+            and c["unacknowledged_nodes"] == 0
+            and c["semantic_pairs_duplicated"] == 0
+            for c in checks.values()
+        )  # fmt: skip
     )
     print_report(report)
     if args.json:

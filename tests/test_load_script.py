@@ -53,3 +53,8 @@ def test_short_load_run_loses_nothing_and_leaks_nothing(services, namespace: str
     routes = {row["route"]: row for row in report["routes"]}
     assert set(routes["POST /turns"]["statuses"]) == {"202"}
     assert set(routes["POST /recall"]["statuses"]) == {"200"}
+    # The service's own timing of the recalls, each stage within the whole (p50 of each: one recall
+    # may spend its p95 in one stage only).
+    stages = report["recall_stages_ms"]
+    assert set(stages) == {"hot_ms", "cold_ms", "fusion_ms", "total_ms"}
+    assert max(stages[s]["p50"] for s in ("hot_ms", "cold_ms", "fusion_ms")) <= stages["total_ms"]["p50"]
