@@ -103,6 +103,8 @@ DRILLS = (
     "tests/test_explorer.py::test_a_reader_explores_a_namespace_holding_private_memories_in_a_browser",
     "tests/test_api_docs.py::test_docs_and_redoc_render_in_a_browser_with_no_request_leaving_the_machine",
     "tests/test_data_folder.py::test_a_second_start_names_the_holder_and_stop_stops_the_api",  # API processes
+    "tests/test_cli.py::test_ingest_killed_halfway_then_rerun_has_every_turn_once",  # the CLI SIGKILLed mid-ingest
+    "tests/test_concurrent_isolation.py",  # two tenants' 16 threads writing and recalling for 60 s
 )
 
 
