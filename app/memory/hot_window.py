@@ -27,6 +27,7 @@ stored turn, `Erasure.correct`).
 
 from __future__ import annotations
 
+import heapq
 import json
 import math
 from collections import Counter
@@ -178,14 +179,25 @@ class WindowSearch:
     latest_session: str | None  # the session of the newest turn: the current focus of a local recall
 
 
+@dataclass(frozen=True)
+class _Searchable:
+    """A pending turn as the window's search reads it: what per-recall work can be done once."""
+
+    turn: Turn
+    bag: Counter[str]  # its word counts (read-only)
+    length_norm: float  # sqrt(1 + its number of words)
+    timestamp: float  # epoch seconds (the tie-break)
+
+
 @lru_cache(maxsize=16384)
-def _searchable(raw: str) -> tuple[Turn, Counter[str]]:
-    """A stored turn and its word counts (read-only), cached by its stored text: every recall reads
-    every pending turn, and decoding and tokenizing them was most of a hot-window search. Room for
-    a backlog (under load ~1,000-3,000 turns are pending at a time; with 1,024 entries the cache
+def _searchable(raw: str) -> _Searchable:
+    """A stored turn as the search reads it, cached by its stored text: every recall reads every
+    pending turn, and decoding and tokenizing them was most of a hot-window search. Room for a
+    backlog (under load ~1,000-3,000 turns are pending at a time; with 1,024 entries the cache
     thrashed and each recall decoded them all again)."""
     turn = decode_turn(raw)[0]
-    return turn, Counter(tokens(turn.text))
+    bag = Counter(tokens(turn.text))
+    return _Searchable(turn, bag, math.sqrt(1 + sum(bag.values())), turn.timestamp.timestamp())
 
 
 class HotWindow:
@@ -409,19 +421,22 @@ class HotWindow:
         pipe.hgetall(self.pending_key(namespace))
         newest_keys, pending = pipe.execute()
         latest = self.client.hget(records, str(newest_keys[0])) if newest_keys else None
-        latest_session = _searchable(str(latest))[0].session_id if latest else None
+        latest_session = _searchable(str(latest)).turn.session_id if latest else None
         wanted = set(tokens(query))
         searchable = [_searchable(str(raw)) for raw in pending.values() if raw] if wanted else []
         # Only turns sharing a word with the query count or score, and by query word, not by each turn's
-        # every word: a recall under a backlog looks at thousands of pending turns.
-        matching = [(turn, bag) for turn, bag in searchable if not wanted.isdisjoint(bag)]
-        document_frequency = {token: sum(1 for _, bag in matching if token in bag) for token in wanted}
-        scored: list[tuple[Turn, float]] = []
-        for turn, bag in matching:
-            score = sum(
-                (1 + math.log(bag[t])) * math.log(1 + len(searchable) / document_frequency[t]) for t in wanted if bag[t]
-            )
+        # every word: a recall under a backlog looks at thousands of pending turns (~9 us each before
+        # this loop did only that: scripts/bench_hot_window.py).
+        matching = [entry for entry in searchable if not entry.bag.keys().isdisjoint(wanted)]
+        document_frequency = {token: sum(1 for entry in matching if token in entry.bag) for token in wanted}
+        weights = [(t, math.log(1 + len(searchable) / n)) for t, n in document_frequency.items() if n]
+        scored: list[tuple[_Searchable, float]] = []
+        for entry in matching:
+            score = 0.0
+            for token, weight in weights:
+                if count := entry.bag.get(token):
+                    score += (1 + math.log(count)) * weight
             if score > 0:
-                scored.append((turn, score / math.sqrt(1 + sum(bag.values()))))
-        scored.sort(key=lambda item: (-item[1], -item[0].timestamp.timestamp()))
-        return WindowSearch(scored[:limit], latest_session)
+                scored.append((entry, score / entry.length_norm))
+        best = heapq.nsmallest(limit, scored, key=lambda item: (-item[1], -item[0].timestamp))  # = sorted()[:limit]
+        return WindowSearch([(entry.turn, score) for entry, score in best], latest_session)
