@@ -425,8 +425,8 @@ class HotWindow:
         wanted = set(tokens(query))
         searchable = [_searchable(str(raw)) for raw in pending.values() if raw] if wanted else []
         # Only turns sharing a word with the query count or score, and by query word, not by each turn's
-        # every word: a recall under a backlog looks at thousands of pending turns (~9 us each before
-        # this loop did only that: scripts/bench_hot_window.py).
+        # every word: a recall under a backlog looks at thousands of pending turns (scripts/bench_hot_window.py
+        # times it; the per-turn work that does not depend on the query is cached in `_Searchable`).
         matching = [entry for entry in searchable if not entry.bag.keys().isdisjoint(wanted)]
         document_frequency = {token: sum(1 for entry in matching if token in entry.bag) for token in wanted}
         weights = [(t, math.log(1 + len(searchable) / n)) for t, n in document_frequency.items() if n]
