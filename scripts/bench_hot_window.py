@@ -2,8 +2,8 @@
 """Benchmark the hot window's search (`HotWindow.search`, on every recall) against the number of
 turns still pending in a namespace: a write backlog makes every recall read more.
 
-Fills a fresh namespace with --pending turns of scripts/load.py's kind (templated sentences that all
-carry one marker word, as that load's turns do), then times --queries searches asking for the marker
+Fills a fresh namespace with --pending turns as scripts/load.py writes them (`turn_text`: templated
+sentences that all carry the tenant's marker word), then times --queries searches asking for the marker
 and two other words, and prints p50 / p95 / max per size. Redis only: starts its own on port 16398
 unless --redis-url is given; the namespaces are deleted afterwards.
 
@@ -29,11 +29,12 @@ sys.path.insert(0, str(REPO))
 from app.domain.turns import Turn  # noqa: E402
 from app.memory.hot_window import HotWindow  # noqa: E402
 from app.stores.hot import delete_namespace_keys  # noqa: E402
-from scripts.bench_ingest import EN, VALUES  # noqa: E402
+from scripts.bench_ingest import VALUES  # noqa: E402
 from scripts.harness import service_script  # noqa: E402
+from scripts.load import MARKERS, turn_text  # noqa: E402
 
 BENCH_REDIS_PORT = 16398
-MARKER = "zorblaxite"
+MARKER = MARKERS[0]
 ADD_CHUNK = 100  # turns per `HotWindow.add` call
 
 
@@ -45,7 +46,7 @@ def fill(window: HotWindow, namespace: str, pending: int, rng: random.Random) ->
                 session_id=f"s{index // 20}",
                 turn_id=str(index),
                 speaker="Alice",
-                text=f"{rng.choice(EN).format(**{k: rng.choice(v) for k, v in VALUES.items()})} ({MARKER})",
+                text=turn_text(rng, MARKER),
                 timestamp=start + timedelta(seconds=index),
             )
             for index in range(first, min(first + ADD_CHUNK, pending))

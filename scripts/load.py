@@ -445,13 +445,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     report["passed"] = (
         queue_drain_s is not None
         and not stats.leaks
-        and all(
-            c["lost"] == 0
-            and c["duplicated"] == 0
-            and c["unacknowledged_nodes"] == 0
-            and c["semantic_pairs_duplicated"] == 0
-            for c in checks.values()
-        )  # fmt: skip
+        and all(c["lost"] == 0 and c["duplicated"] == 0 and c["unacknowledged_nodes"] == 0
+                and c["semantic_pairs_duplicated"] == 0 for c in checks.values())  # fmt: skip
     )
     print_report(report)
     if args.json:
