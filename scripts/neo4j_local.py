@@ -205,7 +205,8 @@ def report_version(port: int) -> str:
         store.close()
 
 
-def start(home: Path, port: int, heap: str, pagecache: str, timeout_s: float) -> None:
+def start(home: Path, port: int, heap: str, pagecache: str, timeout_s: float,
+          jvm_options: list[str] | None = None) -> None:
     pids = pid_file(home)
     if read_pid(pids) is not None and port_open(port):
         print(f"Neo4j already running on bolt://127.0.0.1:{port} ({report_version(port)})")
@@ -219,7 +220,7 @@ def start(home: Path, port: int, heap: str, pagecache: str, timeout_s: float) ->
     for folder in ("logs", "run", "plugins", "import", "data"):
         (home / folder).mkdir(exist_ok=True)
     console_log = home / "logs" / "console.log"
-    command = [java, f"-Xms{heap}", f"-Xmx{heap}", *JVM_OPTIONS, "-cp", f"{lib}/*", ENTRY_POINT,
+    command = [java, f"-Xms{heap}", f"-Xmx{heap}", *JVM_OPTIONS, *(jvm_options or []), "-cp", f"{lib}/*", ENTRY_POINT,
                f"--home-dir={home}", f"--config-dir={home / 'conf'}", "--console-mode"]  # fmt: skip
     with console_log.open("ab") as log:
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
@@ -244,13 +245,15 @@ def main() -> None:
     parser.add_argument("--heap", default="1g", help="JVM heap (-Xms/-Xmx)")
     parser.add_argument("--pagecache", default="512m", help="server.memory.pagecache.size")
     parser.add_argument("--timeout", type=float, default=120, help="readiness deadline in seconds")
+    parser.add_argument("--jvm-option", action="append", default=[], metavar="OPTION",
+                        help="one more JVM option (repeatable; write it as --jvm-option=-XX:...)")
     args = parser.parse_args()
     home = args.home.resolve()
 
     if args.command == "fetch":
         print(f"Neo4j {neo4j_version()} jars in {fetch()}")
     elif args.command == "start":
-        start(home, args.port, args.heap, args.pagecache, args.timeout)
+        start(home, args.port, args.heap, args.pagecache, args.timeout, args.jvm_option)
     elif args.command == "stop":
         stopped = stop_pid(pid_file(home), "Neo4j")
         print("Neo4j stopped" if stopped else "Neo4j was not running")

@@ -26,7 +26,7 @@ from app.api.errors import ENGINE_RETRY_AFTER_S
 from app.api.main import create_app
 from app.errors import EngineUnavailable, HippographError
 from app.runtime import Runtime
-from tests.conftest import Services, checked, docker_available, make_settings, run_script
+from tests.conftest import TEST_NEO4J_JVM_OPTION, Services, checked, docker_available, make_settings, run_script
 
 SEED_NODE_ID = "knowledge:outage-seed"
 KEY_ID = "key-outage-test"
@@ -106,7 +106,8 @@ def private_neo4j(tmp_path: Path, unused_port: int) -> Iterator[PrivateNeo4j]:
     port = str(unused_port)
     # fmt: off
     args = ("--port", port, "--home", home)
-    start = lambda: run_script("neo4j_local.py", "start", *args, "--heap", "512m", "--pagecache", "64m")  # noqa: E731
+    start = lambda: run_script("neo4j_local.py", "start", *args, "--heap", "512m", "--pagecache", "64m",  # noqa: E731
+                               TEST_NEO4J_JVM_OPTION)
     stop = lambda: run_script("neo4j_local.py", "stop", *args)  # noqa: E731
     # fmt: on
     start()
