@@ -112,23 +112,42 @@ DRILLS = (
 )
 
 
+# The longest of the other files (total seconds in a `make test-fast` log, `--durations=0`), longest
+# first. Order only: sent to the workers first, they no longer leave one worker running alone at the
+# end (the last ~30 s of a fast run were mostly idle). A file missing here just runs later.
+LONG_FILES = (
+    "tests/test_cli.py",  # ~120 s: CLI subprocesses against a live API
+    "tests/test_schemathesis.py",  # ~90 s: the contract and the fuzz lane
+    "tests/test_client.py",
+    "tests/test_embedding.py",  # reference comparisons with sentence-transformers
+    "tests/test_transfer.py",
+    "tests/test_explorer.py",
+    "tests/test_write_path.py",
+    "tests/test_batches.py",
+    "tests/test_vectors.py",
+    "tests/test_entity_resolution.py",
+    "tests/test_mcp.py",
+    "tests/test_access.py",
+)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "drill: a whole-system drill (left out by `make test-fast`)")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark the drills, and run their files first, longest first: they are the longest files, mostly
-    waiting (claims, beat intervals, engine restarts), and under xdist (a file to a worker, in this
-    order: scripts/test.sh passes --no-loadscope-reorder) the other workers fill that time with the
-    rest instead of all waiting on a drill at the end."""
-    drill_files = [nodeid.split("::", 1)[0] for nodeid in DRILLS]
+    """Mark the drills, and run the longest files first: the drills (longest first: mostly waiting on
+    claims, beat intervals, engine restarts), then LONG_FILES. Under xdist (a file to a worker, in
+    this order: scripts/test.sh passes --no-loadscope-reorder) the other workers fill a long file's
+    time with short ones, instead of all waiting on one long file at the end."""
+    first = [nodeid.split("::", 1)[0] for nodeid in DRILLS] + list(LONG_FILES)
     for item in items:
         if item.nodeid.startswith(DRILLS):
             item.add_marker(pytest.mark.drill)
 
     def rank(item: pytest.Item) -> int:
         path = item.nodeid.split("::", 1)[0]
-        return drill_files.index(path) if path in drill_files else len(drill_files)
+        return first.index(path) if path in first else len(first)
 
     items.sort(key=rank)  # stable: the other files keep their order
 
