@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
@@ -13,6 +15,9 @@ import pytest
 from app.embedding.encoder import Embedder, EmbeddingModelError, batch_bounds, resolve_model_path
 from app.embedding.onnx_export import ensure_exported, export_folder
 from app.settings import PACKAGED_MINILM, Settings
+
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -26,10 +31,16 @@ TEXTS = [
 
 
 def reference(model_path: Path, texts: list[str]) -> np.ndarray:
+    return np.asarray(reference_model(model_path).encode(texts, normalize_embeddings=True, convert_to_numpy=True))
+
+
+@functools.lru_cache(maxsize=1)
+def reference_model(model_path: Path) -> SentenceTransformer:
+    """sentence-transformers' model of a folder; the last one stays loaded (the exact and the
+    quantized tests, one after the other, compare with the same one)."""
     from sentence_transformers import SentenceTransformer
 
-    model = SentenceTransformer(str(model_path), device="cpu")
-    return np.asarray(model.encode(texts, normalize_embeddings=True, convert_to_numpy=True))
+    return SentenceTransformer(str(model_path), device="cpu")
 
 
 @pytest.fixture(scope="module")
@@ -153,11 +164,9 @@ def test_queries_and_passages_get_the_models_prompts(tmp_path: Path, exact_embed
     embedder = Embedder(model, tmp_path / "cache", "fp32")
     exported = embedder.encoder.exported
     assert (exported.query_prompt, exported.passage_prompt) == ("query: ", "passage: ")
-    from sentence_transformers import SentenceTransformer
-
-    reference_model = SentenceTransformer(str(model), device="cpu")
     for kind, embed in (("query", embedder.embed_queries), ("passage", embedder.embed_passages)):
-        expected = reference_model.encode(TEXTS, prompt_name=kind, normalize_embeddings=True, convert_to_numpy=True)
+        expected = reference_model(model).encode(TEXTS, prompt_name=kind, normalize_embeddings=True,
+                                                 convert_to_numpy=True)  # fmt: skip
         assert np.abs(np.asarray(embed(TEXTS)) - expected).max() < 1e-4
     # The passage prompt's word pieces ("passage", ":") come out of the window passages are cut to.
     assert embedder.window == exact_embedder.window - 2
