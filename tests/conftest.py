@@ -375,7 +375,11 @@ def worker(runtime) -> Iterator:  # type: ignore[no-untyped-def]
     jobs = EmbeddedJobs(runtime, resume_pending=False)
     # Its beat starts afresh, as on a data folder of its own: the shared runtime's folder keeps the
     # last test's schedule, whose overdue jobs (resume_pending) would run at once, beside the test's.
-    (runtime.settings.data_dir / "celerybeat-schedule").unlink(missing_ok=True)
+    # The schedule is a shelve: its files carry the dbm module's suffixes (dbm.dumb: .dat/.dir/.bak).
+    from celery.beat import PersistentScheduler
+
+    for suffix in PersistentScheduler.known_suffixes:
+        (runtime.settings.data_dir / f"celerybeat-schedule{suffix}").unlink(missing_ok=True)
     jobs.start()
     yield jobs
     jobs.stop()
