@@ -21,6 +21,7 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from localsvc import (
@@ -206,7 +207,7 @@ def report_version(port: int) -> str:
 
 
 def start(home: Path, port: int, heap: str, pagecache: str, timeout_s: float,
-          jvm_options: list[str] | None = None) -> None:
+          jvm_options: Sequence[str] = ()) -> None:
     pids = pid_file(home)
     if read_pid(pids) is not None and port_open(port):
         print(f"Neo4j already running on bolt://127.0.0.1:{port} ({report_version(port)})")
@@ -220,7 +221,7 @@ def start(home: Path, port: int, heap: str, pagecache: str, timeout_s: float,
     for folder in ("logs", "run", "plugins", "import", "data"):
         (home / folder).mkdir(exist_ok=True)
     console_log = home / "logs" / "console.log"
-    command = [java, f"-Xms{heap}", f"-Xmx{heap}", *JVM_OPTIONS, *(jvm_options or []), "-cp", f"{lib}/*", ENTRY_POINT,
+    command = [java, f"-Xms{heap}", f"-Xmx{heap}", *JVM_OPTIONS, *jvm_options, "-cp", f"{lib}/*", ENTRY_POINT,
                f"--home-dir={home}", f"--config-dir={home / 'conf'}", "--console-mode"]  # fmt: skip
     with console_log.open("ab") as log:
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
