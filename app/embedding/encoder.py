@@ -13,6 +13,7 @@ import numpy as np
 import onnxruntime as ort
 from tokenizers import Tokenizer
 
+from app.domain.cosine_scale import E5_SMALL, REFERENCE, CosineScale
 from app.domain.embedding_identity import EmbeddingIdentity, Precision
 from app.embedding.onnx_export import EmbeddingModelError, ExportedModel, ensure_exported
 from app.settings import PACKAGED_E5, PACKAGED_MINILM, Settings
@@ -144,6 +145,8 @@ class Embedder:
         # Whether its vectors of Chinese text mean anything (recall leans on them only then).
         english_only = {resolve_model_path(model).resolve() for model in ENGLISH_ONLY_MODELS}
         self.reads_chinese: bool = model_path.resolve() not in english_only
+        # Its cosines on all-MiniLM-L6-v2's scale, which thresholds and relevances are set in.
+        self.scale: CosineScale = E5_SMALL if name == PACKAGED_E5 else REFERENCE
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Embedder:

@@ -290,13 +290,16 @@ class SemanticIndexer:
         found = self.vectors.search_many(namespace, vectors, limit=4 * (self.linking.max_neighbours + 1), context=False)
         links: list[dict[str, Any]] = []
         for node_id, hits in zip(node_ids, found, strict=True):
+            # Threshold and edge weight on the reference scale, whichever model embeds.
             close = [
-                h
+                (h.node_id, cosine)
                 for h in hits
-                if h.node_id != node_id and not h.payload.get(VECTOR_OF_KEY) and h.score > self.linking.threshold
+                if h.node_id != node_id
+                and not h.payload.get(VECTOR_OF_KEY)
+                and (cosine := self.embedder.scale.of_passages(h.score)) > self.linking.threshold
             ]
             links += [
-                link_row(RelType.SEMANTIC, node_id, hit.node_id, min(1.0, hit.score), now)
-                for hit in close[: self.linking.max_neighbours]
+                link_row(RelType.SEMANTIC, node_id, neighbour, min(1.0, cosine), now)
+                for neighbour, cosine in close[: self.linking.max_neighbours]
             ]
         return links

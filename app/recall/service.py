@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from itertools import chain
 from typing import Any
 
+from app.domain.cosine_scale import kind_of
 from app.domain.decay import SOFT_FORGET_THRESHOLD
 from app.domain.inputs import ELLIPSIS
 from app.domain.keys import EVERYTHING, Viewer
@@ -177,8 +178,10 @@ class Recall:
         def scored(cards: list[Card]) -> Iterator[float]:
             """Each card's relevance, set on it as it is read (term coverage costs ~25 µs a card)."""
             for card in cards:
-                node = candidates[card.id].node
-                card.relevance = relevance(cold[0].get(card.id, 0.0), term_coverage(terms, card_text(node)))
+                text = card_text(candidates[card.id].node)
+                cosine = cold[0].get(card.id)
+                on_scale = 0.0 if cosine is None else self.embedder.scale.of_query(cosine, kind_of(parsed.text, text))
+                card.relevance = relevance(on_scale, term_coverage(terms, text))
                 yield card.relevance
 
         # The answer's relevance is its best card's: below `min_score` it has no card. Each card is not
