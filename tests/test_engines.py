@@ -1,5 +1,6 @@
 """Round trips against the real engines: Cypher over Bolt, a Redis key."""
 
+import threading
 import uuid
 from datetime import UTC, datetime, timedelta, timezone
 
@@ -56,3 +57,34 @@ def test_a_datetime_with_a_zone_name_keeps_its_offset() -> None:
     parsed = parse_datetime("2024-03-31T03:30+02:00[Europe/Berlin]")
     assert parsed == datetime(2024, 3, 31, 3, 30, tzinfo=timezone(timedelta(hours=2)))
     assert parse_datetime(None) is None
+
+
+def test_processes_applying_the_schema_at_once_all_start(settings) -> None:
+    """Both may pass `IF NOT EXISTS` before either commits; the later one is refused with "an
+    equivalent index already exists", which is what it asked for (seen: four test workers sharing one
+    Neo4j). Here an index is dropped and four stores apply the schema at once, a few times over."""
+    stores = [GraphStore.connect(settings) for _ in range(4)]
+    try:
+        for _ in range(5):
+            stores[0].driver.execute_query("DROP INDEX memory_importance IF EXISTS")
+            start, failures = threading.Barrier(len(stores)), []
+            threads = [threading.Thread(target=_apply_schema, args=(store, start, failures)) for store in stores]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join(timeout=60)
+            assert failures == []
+            records, _, _ = stores[0].driver.execute_query("SHOW INDEXES YIELD name WHERE name = 'memory_importance'")
+            assert len(records) == 1
+    finally:
+        stores[0].apply_schema()
+        for store in stores:
+            store.close()
+
+
+def _apply_schema(store: GraphStore, start: threading.Barrier, failures: list[Exception]) -> None:
+    start.wait()
+    try:
+        store.apply_schema()
+    except Exception as exc:  # noqa: BLE001 - the test reports what was raised
+        failures.append(exc)

@@ -93,6 +93,11 @@ _RECONNECT_ERRORS = (neo4j.exceptions.ServiceUnavailable, neo4j.exceptions.Sessi
 # Tries of an auto-commit read that meets a transient error, and the longest pause (s) after try n is n times this.
 _TRANSIENT_READ_ATTEMPTS = 3
 _TRANSIENT_READ_BACKOFF_S = 0.05
+# A schema statement refused because another process created the same rule a moment before.
+_SCHEMA_MADE_BY_ANOTHER = frozenset(
+    {"Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists", "Neo.ClientError.Schema.IndexAlreadyExists",
+     "Neo.ClientError.Schema.ConstraintAlreadyExists"}
+)  # fmt: skip
 
 
 def retry_transient_read(exc: neo4j.exceptions.TransientError, attempt: int) -> bool:
@@ -295,7 +300,9 @@ class GraphStore:
     def apply_schema(self) -> None:
         """Create the constraints and indexes of `cypher/schema.cypher` (idempotent). Two processes
         starting at once on a new database can deadlock on the schema lock (seen: two eval scripts);
-        each statement is idempotent, so a retryable transient error is tried again."""
+        each statement is idempotent, so a retryable transient error is tried again. And both may
+        pass `IF NOT EXISTS` before either commits: the second is refused with "an equivalent index
+        (constraint) already exists", which is what it asked for."""
         with self.driver.session(database=self.database) as session:
             for name in self.queries.names("schema."):
                 for attempt in range(1, _TRANSIENT_READ_ATTEMPTS + 1):
@@ -304,6 +311,10 @@ class GraphStore:
                         break
                     except neo4j.exceptions.TransientError as exc:
                         _back_off_or_raise(exc, attempt)
+                    except neo4j.exceptions.ClientError as exc:
+                        if exc.code not in _SCHEMA_MADE_BY_ANOTHER:
+                            raise
+                        break
 
     @neo4j_unavailable()
     def ping(self, timeout_s: float) -> None:
