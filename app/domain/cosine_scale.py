@@ -65,11 +65,12 @@ class CosineScale:
     query_knots: dict[Kind, tuple[float, ...]] | None = None
     passage_knots: tuple[float, ...] | None = None
 
-    def of_query(self, cosine: float, kind: Kind) -> float:
-        """A query's cosine with a memory's vector (a card's relevance)."""
+    def of_query(self, cosine: float, query: str, text: str) -> float:
+        """A query's cosine with a memory's vector (a card's relevance), by the kind of the pair of
+        texts (read only for a model that has maps: the reference model's cosines are kept)."""
         if self.query_knots is None:
             return cosine
-        return _mapped(cosine, self.query_knots[kind], _MINILM_QUERY)
+        return _mapped(cosine, self.query_knots[kind_of(query, text)], _MINILM_QUERY)
 
     def of_passages(self, cosine: float) -> float:
         """Two memories' cosine (SEMANTIC neighbours). One map for every language: the neighbour's text

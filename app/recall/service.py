@@ -14,7 +14,6 @@ from datetime import UTC, datetime
 from itertools import chain
 from typing import Any
 
-from app.domain.cosine_scale import kind_of
 from app.domain.decay import SOFT_FORGET_THRESHOLD
 from app.domain.inputs import ELLIPSIS
 from app.domain.keys import EVERYTHING, Viewer
@@ -180,7 +179,7 @@ class Recall:
             for card in cards:
                 text = card_text(candidates[card.id].node)
                 cosine = cold[0].get(card.id)
-                on_scale = 0.0 if cosine is None else self.embedder.scale.of_query(cosine, kind_of(parsed.text, text))
+                on_scale = 0.0 if cosine is None else self.embedder.scale.of_query(cosine, parsed.text, text)
                 card.relevance = relevance(on_scale, term_coverage(terms, text))
                 yield card.relevance
 
