@@ -40,6 +40,7 @@ from typing import Any
 
 from app.domain.model import NodeType, RelType
 from app.domain.passages import passages, sentence_passages
+from app.domain.vector_pair import halves, joined
 from app.embedding.encoder import Embedder
 from app.memory.records import create_links, link_row
 from app.stores.graph import GraphStore
@@ -245,6 +246,9 @@ class SemanticIndexer:
             neighbours = [stored[row[key]] for key in ("previous", "next") if row[key] in stored]
             if row["turn"] in stored and neighbours and row["chars"] <= CONTEXT_MAX_CHARS:
                 vector = context_vector(stored[row["turn"]], *neighbours)
+                if self.embedder.paired and halves(stored[row["turn"]])[1] is None:
+                    # A turn MiniLM does not read (Chinese) gets no MiniLM context from English neighbours.
+                    vector = joined(halves(vector)[0], None)
                 records.append(VectorRecord(row["turn"], vector, {"type": NodeType.DIALOGUE.value}, CONTEXT_PASSAGE))
         self.vectors.upsert(namespace, records)
         return len(records)
@@ -285,7 +289,9 @@ class SemanticIndexer:
         if self.linking.max_neighbours <= 0 or not node_ids:
             return []
         # Room for the nodes sharing a vector with each neighbour (a turn's fact and event).
-        found = self.vectors.search_many(namespace, vectors, limit=4 * (self.linking.max_neighbours + 1), context=False)
+        found = self.vectors.search_many(
+            namespace, vectors, limit=4 * (self.linking.max_neighbours + 1), context=False, passages=True
+        )
         links: list[dict[str, Any]] = []
         for node_id, hits in zip(node_ids, found, strict=True):
             close = [

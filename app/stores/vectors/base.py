@@ -19,6 +19,14 @@ multilingual-e5-small both give 384 dimensions, so the dimension check alone wou
 EMBEDDING_MODEL mix two models' vectors silently. `bind` refuses that at start-up; `app/reembed.py`
 builds a store for the new model beside the old one (`rebuild_location`), which the process opens
 once it is complete.
+
+A store of pairs (`paired`, the default embedder's: `app/domain/vector_pair.py`) keeps each point's
+e5 and MiniLM vectors as two named vectors (no MiniLM one for a text with CJK characters) and the
+payload key `read_by` (which of them an English query is compared with). A search by a pair whose
+MiniLM half is set (an English query) asks the engine twice in the same batch: MiniLM over the
+English points, e5 over the others; by a pair without one, e5 over every point. e5's cosines are
+put on MiniLM's scale (`on_minilm_scale`) and the hits merged by score, so a SEMANTIC threshold or a
+relevance reads both alike.
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.domain.embedding_identity import EmbeddingIdentity
+from app.domain.vector_pair import E5_VECTOR, MINILM_VECTOR, READ_BY_KEY, halves, on_minilm_scale
 from app.settings import PACKAGED_MINILM
 
 # Fixed namespace for point ids; changing it would orphan every stored vector.
@@ -68,6 +77,16 @@ class VectorRecord:
 
 
 @dataclass(frozen=True)
+class NamedSearch:
+    """One nearest-neighbour query to the engine: `using` names the vector of a store of pairs (None:
+    a store's one vector)."""
+
+    vector: Sequence[float]
+    using: str | None
+    match: PayloadMatch | None
+
+
+@dataclass(frozen=True)
 class VectorHit:
     node_id: str
     score: float
@@ -95,8 +114,9 @@ class VectorStore(ABC):
 
     backend: str
 
-    def __init__(self, dimension: int) -> None:
-        self.dimension = dimension
+    def __init__(self, dimension: int, paired: bool = False) -> None:
+        self.dimension = dimension  # of a pair, both halves'
+        self.paired = paired
 
     def _payload(self, namespace: str, record: VectorRecord) -> dict[str, Any]:
         if len(record.vector) != self.dimension:
@@ -104,7 +124,14 @@ class VectorStore(ABC):
                 f"vector for {record.node_id} has {len(record.vector)} dimensions, expected {self.dimension}"
             )
         passage = {PASSAGE_KEY: record.passage} if record.passage else {}
-        return {**record.payload, **passage, NAMESPACE_KEY: namespace, NODE_ID_KEY: record.node_id}
+        read_by = MINILM_VECTOR if halves(record.vector)[1] is not None else E5_VECTOR
+        pair = {READ_BY_KEY: read_by} if self.paired else {}
+        return {**record.payload, **passage, **pair, NAMESPACE_KEY: namespace, NODE_ID_KEY: record.node_id}
+
+    def _named(self, vector: Sequence[float]) -> dict[str, list[float]]:
+        """A pair's named vectors (a point of a store of pairs)."""
+        e5, minilm = halves(vector)
+        return {E5_VECTOR: e5} | ({MINILM_VECTOR: minilm} if minilm is not None else {})
 
     # -- embedding identity ---------------------------------------------------------------------
 
@@ -135,12 +162,7 @@ class VectorStore(ABC):
                 return
             stored = EmbeddingIdentity(PACKAGED_MINILM, "unrecorded")
         if stored.digest != identity.digest:
-            raise EmbeddingMismatchError(
-                f"the vector store {self.location} holds vectors of {stored}, but this process embeds with "
-                f"{identity}: searching one model's vectors with the other's would silently return wrong "
-                f"memories. Re-embed every node with `{REEMBED_COMMAND}` (EMBEDDING_MODEL set to the new model; "
-                f"recall keeps working meanwhile), or set EMBEDDING_MODEL back to {stored.model!r}."
-            )
+            raise mismatch(self.location, str(stored), identity, stored.model)
         if not self.is_complete():
             raise EmbeddingMismatchError(
                 f"the vector store {self.location} for {identity} is still being filled by `{REEMBED_COMMAND}`: "
@@ -158,6 +180,7 @@ class VectorStore(ABC):
     def search(
         self, namespace: str, vector: Sequence[float], limit: int, match: PayloadMatch | None = None
     ) -> list[VectorHit]:
+        """The `limit` best nodes of a query's vector."""
         return self.search_many(namespace, [vector], limit, match)[0]
 
     def search_many(
@@ -167,14 +190,17 @@ class VectorStore(ABC):
         limit: int,
         match: PayloadMatch | None = None,
         context: bool = True,
+        passages: bool = False,
     ) -> list[list[VectorHit]]:
         """The `limit` best nodes of each vector (a node scored by its best passage), in order, from
         one call to the engine (the write path searches the neighbours of a whole batch at once).
-        Without `context` the turns' context points are left out (what a node says on its own)."""
+        Without `context` the turns' context points are left out (what a node says on its own).
+        `passages`: the vectors are stored texts' (neighbours of new nodes), not queries' (which
+        calibration of e5's cosines applies, in a store of pairs)."""
         results: list[list[VectorHit]] = [[] for _ in vectors]
         pending, fetch = list(range(len(vectors))), limit
         while pending:
-            found = self._search_batch(namespace, [vectors[i] for i in pending], fetch, match)
+            found = self._search_batch(namespace, [vectors[i] for i in pending], fetch, match, passages)
             short = []
             for index, hits in zip(pending, found, strict=True):
                 kept = hits if context else [hit for hit in hits if hit.payload.get(PASSAGE_KEY) != CONTEXT_PASSAGE]
@@ -184,11 +210,40 @@ class VectorStore(ABC):
             pending, fetch = short, REFETCH * fetch
         return results
 
-    @abstractmethod
     def _search_batch(
-        self, namespace: str, vectors: Sequence[Sequence[float]], limit: int, match: PayloadMatch | None
+        self,
+        namespace: str,
+        vectors: Sequence[Sequence[float]],
+        limit: int,
+        match: PayloadMatch | None,
+        passages: bool = False,
     ) -> list[list[VectorHit]]:
-        """`search_many` for at least one vector; each backend's batch query."""
+        """`search_many` for at least one vector, at most `limit` hits each: one batch query to the
+        engine (of a store of pairs, an English vector's two searches, see the module's notes)."""
+        if not self.paired:
+            return self._query(namespace, [NamedSearch(vector, None, match) for vector in vectors], limit)
+        searches: list[NamedSearch] = []
+        owners: list[int] = []
+        for index, vector in enumerate(vectors):
+            e5, minilm = halves(vector)
+            if minilm is None:
+                searches.append(NamedSearch(e5, E5_VECTOR, match))
+            else:
+                searches += [
+                    NamedSearch(e5, E5_VECTOR, {**(match or {}), READ_BY_KEY: E5_VECTOR}),
+                    NamedSearch(minilm, MINILM_VECTOR, match),
+                ]
+            owners += [index] * (len(searches) - len(owners))
+        merged: list[list[VectorHit]] = [[] for _ in vectors]
+        for search, owner, hits in zip(searches, owners, self._query(namespace, searches, limit), strict=True):
+            if search.using == E5_VECTOR:
+                hits = [VectorHit(h.node_id, on_minilm_scale(h.score, passages), h.payload) for h in hits]
+            merged[owner] += hits
+        return [sorted(hits, key=lambda hit: -hit.score)[:limit] for hits in merged]
+
+    @abstractmethod
+    def _query(self, namespace: str, searches: Sequence[NamedSearch], limit: int) -> list[list[VectorHit]]:
+        """The `limit` best points of each search in the namespace; each backend's batch query."""
 
     @staticmethod
     def _hits(points: Iterable[Any]) -> list[VectorHit]:
@@ -226,6 +281,17 @@ class VectorStore(ABC):
 
     @abstractmethod
     def close(self) -> None: ...
+
+
+def mismatch(location: str, stored: str, identity: EmbeddingIdentity, previous: str) -> EmbeddingMismatchError:
+    """The error of a store holding vectors of `stored` (a model, or a layout) opened by a process
+    embedding with `identity`; `previous` is the EMBEDDING_MODEL that made them."""
+    return EmbeddingMismatchError(
+        f"the vector store {location} holds vectors of {stored}, but this process embeds with "
+        f"{identity}: searching one model's vectors with the other's would silently return wrong "
+        f"memories. Re-embed every node with `{REEMBED_COMMAND}` (EMBEDDING_MODEL set to the new model; "
+        f"recall keeps working meanwhile), or set EMBEDDING_MODEL back to {previous!r}."
+    )
 
 
 def best_per_node(hits: Sequence[VectorHit]) -> list[VectorHit]:

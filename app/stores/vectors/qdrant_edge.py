@@ -15,10 +15,14 @@ from typing import Any, cast
 import qdrant_edge as edge
 
 from app.domain.embedding_identity import EmbeddingIdentity
+from app.domain.vector_pair import E5_VECTOR, MINILM_VECTOR, READ_BY_KEY, joined
 from app.stores.folder_users import describe, processes_using
 from app.stores.vectors.base import (
     NAMESPACE_KEY,
     NODE_ID_KEY,
+    REEMBED_COMMAND,
+    EmbeddingMismatchError,
+    NamedSearch,
     PayloadMatch,
     VectorDimensionError,
     VectorFolderInUse,
@@ -55,16 +59,22 @@ def read_marker(path: Path) -> dict[str, Any] | None:
 class EdgeVectorStore(VectorStore):
     backend = "qdrant-edge"
 
-    def __init__(self, path: Path, dimension: int) -> None:
-        super().__init__(dimension)
+    def __init__(self, path: Path, dimension: int, paired: bool = False) -> None:
+        super().__init__(dimension, paired)
         self.path = path
-        config = edge.EdgeConfig(
-            vectors={_VECTOR_NAME: edge.EdgeVectorParams(size=dimension, distance=edge.Distance.Cosine)}
-        )
+        names = {E5_VECTOR: dimension // 2, MINILM_VECTOR: dimension // 2} if paired else {_VECTOR_NAME: dimension}
+        params = {name: edge.EdgeVectorParams(size=size, distance=edge.Distance.Cosine) for name, size in names.items()}
+        config = edge.EdgeConfig(vectors=params)
         if path.exists() and any(path.iterdir()):
             try:
                 self.shard = edge.EdgeShard.load(str(path), config)
             except Exception as exc:  # the engine reports mismatches as a generic runtime error
+                if "incompatible" in str(exc).lower():  # other named vectors: a single model's, or a pair's
+                    layout = "another model (its vectors are not a pair)" if paired else "a pair of models"
+                    raise EmbeddingMismatchError(
+                        f"the vector store {path} holds vectors of {layout}: re-embed every node with "
+                        f"`{REEMBED_COMMAND}` (EMBEDDING_MODEL set to the new model), or set EMBEDDING_MODEL back"
+                    ) from exc
                 if "dimension" in str(exc).lower() or "size" in str(exc).lower():
                     raise VectorDimensionError(f"{path}: {exc}") from exc
                 if "WouldBlock" in str(exc):  # its write-ahead log is locked by another process
@@ -79,6 +89,8 @@ class EdgeVectorStore(VectorStore):
         for key in (NAMESPACE_KEY, NODE_ID_KEY):
             if key not in indexed:
                 self.shard.update(edge.UpdateOperation.create_field_index(key, edge.PayloadSchemaType.Keyword))
+        if paired and READ_BY_KEY not in indexed:  # an English query's e5 search: the other points
+            self.shard.update(edge.UpdateOperation.create_field_index(READ_BY_KEY, edge.PayloadSchemaType.Keyword))
 
     @property
     def location(self) -> str:
@@ -101,30 +113,23 @@ class EdgeVectorStore(VectorStore):
     def upsert(self, namespace: str, records: Sequence[VectorRecord]) -> None:
         if not records:
             return
-        points = [
-            edge.Point(
-                point_id(namespace, r.node_id, r.passage),
-                {_VECTOR_NAME: [float(x) for x in r.vector]},
-                self._payload(namespace, r),
-            )
-            for r in records
-        ]
+        points = []
+        for r in records:
+            named: dict[str, Any] = self._named(r.vector) if self.paired else {_VECTOR_NAME: list(map(float, r.vector))}
+            points.append(edge.Point(point_id(namespace, r.node_id, r.passage), named, self._payload(namespace, r)))
         self.shard.update(edge.UpdateOperation.upsert_points(points))
 
-    def _search_batch(
-        self, namespace: str, vectors: Sequence[Sequence[float]], limit: int, match: PayloadMatch | None
-    ) -> list[list[VectorHit]]:
-        where = _filter(namespace, match)
+    def _query(self, namespace: str, searches: Sequence[NamedSearch], limit: int) -> list[list[VectorHit]]:
         params = edge.SearchParams(hnsw_ef=_SEARCH_EF)
         requests = [
             edge.QueryRequest(
                 limit=limit,
-                query=edge.Query.Nearest([float(x) for x in vector], using=_VECTOR_NAME),
-                filter=where,
+                query=edge.Query.Nearest([float(x) for x in search.vector], using=search.using or _VECTOR_NAME),
+                filter=_filter(namespace, search.match),
                 with_payload=True,
                 params=params,
             )
-            for vector in vectors
+            for search in searches
         ]
         return [self._hits(points) for points in self.shard.query_batch(edge.QueryBatchRequest(requests))]
 
@@ -135,10 +140,12 @@ class EdgeVectorStore(VectorStore):
         records = self.shard.retrieve(list(by_point), with_payload=False, with_vector=True)
         found: dict[str, list[float]] = {}
         for record in records:
-            # A point of this store holds its one named dense vector: a list of floats.
-            vector = record.vector.get(_VECTOR_NAME) if isinstance(record.vector, dict) else None
-            if isinstance(vector, list):
-                found[by_point[str(record.id)]] = [float(x) for x in cast(list[float], vector)]
+            # A point of this store holds its one named dense vector, or a pair's e5 and (English) MiniLM ones.
+            named = cast(dict[str, list[float]], record.vector) if isinstance(record.vector, dict) else {}
+            if self.paired and isinstance(named.get(E5_VECTOR), list):
+                found[by_point[str(record.id)]] = joined(named[E5_VECTOR], named.get(MINILM_VECTOR))
+            elif not self.paired and isinstance(vector := named.get(_VECTOR_NAME), list):
+                found[by_point[str(record.id)]] = [float(x) for x in vector]
         return found
 
     def optimize(self) -> bool:
