@@ -69,7 +69,7 @@ class EdgeVectorStore(VectorStore):
             try:
                 self.shard = edge.EdgeShard.load(str(path), config)
             except Exception as exc:  # the engine reports mismatches as a generic runtime error
-                if "incompatible" in str(exc).lower():  # other named vectors: a single model's, or a pair's
+                if "storages with keys" in str(exc):  # other named vectors: a single model's, or a pair's
                     layout = "another model (its vectors are not a pair)" if paired else "a pair of models"
                     raise EmbeddingMismatchError(
                         f"the vector store {path} holds vectors of {layout}: re-embed every node with "
