@@ -55,7 +55,8 @@ def store(request: pytest.FixtureRequest, services, tmp_path: Path, pair: Paired
 def _stored(store: VectorStore, pair: PairedEmbedder, namespace: str) -> dict[str, list[float]]:
     keys = list(TEXTS)
     vectors = pair.embed_passages([TEXTS[k] for k in keys])
-    store.upsert(namespace, [VectorRecord(f"dialogue:{k}", v, {"type": "Dialogue"}) for k, v in zip(keys, vectors, strict=True)])
+    records = [VectorRecord(f"dialogue:{k}", v, {"type": "Dialogue"}) for k, v in zip(keys, vectors, strict=True)]
+    store.upsert(namespace, records)
     return dict(zip(keys, vectors, strict=True))
 
 
@@ -84,12 +85,15 @@ def test_english_means_no_cjk_character() -> None:
 def test_e5_cosines_are_put_on_minilms_scale_keeping_their_order() -> None:
     cosines = np.linspace(0.5, 1.0, 200)
     for passages in (False, True):
-        scaled = [on_minilm_scale(float(c), passages) for c in cosines]
-        assert all(a < b for a, b in zip(scaled, scaled[1:], strict=False))  # strictly monotone, past the knots too
-        assert scaled[-1] == pytest.approx(1.0)
-    # The calibration's median pair (e5 ~0.82) is an unrelated one on MiniLM's scale.
-    assert 0.3 < on_minilm_scale(0.817) < 0.5 and on_minilm_scale(0.88) > 0.65
-    assert on_minilm_scale(0.85, passages=True) < on_minilm_scale(0.85)  # passages sit higher
+        for across in (False, True):
+            scaled = [on_minilm_scale(float(c), passages, across) for c in cosines]
+            assert all(a < b for a, b in zip(scaled, scaled[1:], strict=False))  # strictly monotone, past the knots
+            assert scaled[-1] == pytest.approx(1.0)
+    # The calibration's median pairs are unrelated ones on MiniLM's scale (~0.19), for each kind.
+    assert on_minilm_scale(0.86) == pytest.approx(0.193) and on_minilm_scale(0.764, across=True) == pytest.approx(0.193)
+    # Two Chinese texts sit higher than texts across languages, passages higher than queries.
+    assert on_minilm_scale(0.86) < on_minilm_scale(0.86, across=True)
+    assert on_minilm_scale(0.9, passages=True) < on_minilm_scale(0.9)
 
 
 def test_an_english_pair_is_compared_by_minilm_any_other_by_calibrated_e5(
@@ -105,15 +109,18 @@ def test_an_english_pair_is_compared_by_minilm_any_other_by_calibrated_e5(
     assert minilm_q is not None and minilm_p is not None
     assert by_id["dialogue:cat"] == pytest.approx(float(np.dot(minilm_q, minilm_p)), abs=1e-3)
     e5_cosine = float(np.dot(halves(query)[0], halves(stored["dali"])[0]))
-    assert by_id["dialogue:dali"] == pytest.approx(on_minilm_scale(e5_cosine), abs=1e-3)
+    assert by_id["dialogue:dali"] == pytest.approx(on_minilm_scale(e5_cosine, across=True), abs=1e-3)
 
     # A Chinese question: e5 over every point, across languages too.
     (chinese,) = pair.embed_queries(["王磊现在住在哪里？"])
     assert halves(chinese)[1] is None
     hits = store.search(namespace, chinese, limit=4)
     assert hits[0].node_id == "dialogue:dali" and len(hits) == 4
+    by_id = {h.node_id: h.score for h in hits}
     e5_cosine = float(np.dot(halves(chinese)[0], halves(stored["cat"])[0]))
-    assert {h.node_id: h.score for h in hits}["dialogue:cat"] == pytest.approx(on_minilm_scale(e5_cosine), abs=1e-3)
+    assert by_id["dialogue:cat"] == pytest.approx(on_minilm_scale(e5_cosine, across=True), abs=1e-3)
+    e5_cosine = float(np.dot(halves(chinese)[0], halves(stored["tea"])[0]))
+    assert by_id["dialogue:tea"] == pytest.approx(on_minilm_scale(e5_cosine), abs=1e-3)  # both Chinese
     # An English question finds a Chinese memory through e5.
     (english,) = pair.embed_queries(["Where does Wang Lei live now?"])
     assert store.search(namespace, english, limit=4, match={READ_BY_KEY: E5_VECTOR})[0].node_id == "dialogue:dali"

@@ -25,8 +25,8 @@ e5 and MiniLM vectors as two named vectors (no MiniLM one for a text with CJK ch
 payload key `read_by` (which of them an English query is compared with). A search by a pair whose
 MiniLM half is set (an English query) asks the engine twice in the same batch: MiniLM over the
 English points, e5 over the others; by a pair without one, e5 over every point. e5's cosines are
-put on MiniLM's scale (`on_minilm_scale`) and the hits merged by score, so a SEMANTIC threshold or a
-relevance reads both alike.
+put on MiniLM's scale (`on_minilm_scale`: its map for two Chinese texts, or for texts across the two
+languages) and the hits merged by score, so a SEMANTIC threshold or a relevance reads both alike.
 """
 
 from __future__ import annotations
@@ -237,7 +237,11 @@ class VectorStore(ABC):
         merged: list[list[VectorHit]] = [[] for _ in vectors]
         for search, owner, hits in zip(searches, owners, self._query(namespace, searches, limit), strict=True):
             if search.using == E5_VECTOR:
-                hits = [VectorHit(h.node_id, on_minilm_scale(h.score, passages), h.payload) for h in hits]
+                english_query = halves(vectors[owner])[1] is not None  # its e5 search reads the others only
+                hits = [
+                    VectorHit(h.node_id, on_minilm_scale(h.score, passages, english_query or english(h)), h.payload)
+                    for h in hits
+                ]
             merged[owner] += hits
         return [sorted(hits, key=lambda hit: -hit.score)[:limit] for hits in merged]
 
@@ -281,6 +285,11 @@ class VectorStore(ABC):
 
     @abstractmethod
     def close(self) -> None: ...
+
+
+def english(hit: VectorHit) -> bool:
+    """Whether a hit of a store of pairs is an English text's (it has a MiniLM vector)."""
+    return hit.payload.get(READ_BY_KEY) == MINILM_VECTOR
 
 
 def mismatch(location: str, stored: str, identity: EmbeddingIdentity, previous: str) -> EmbeddingMismatchError:
