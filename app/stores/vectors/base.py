@@ -287,6 +287,15 @@ class VectorStore(ABC):
     def close(self) -> None: ...
 
 
+def layout_mismatch(location: str, stored_pairs: bool) -> EmbeddingMismatchError:
+    """The error of a store whose named vectors are of the other layout (a pair's, or one model's)."""
+    layout = "a pair of models" if stored_pairs else "another model (not a pair)"
+    return EmbeddingMismatchError(
+        f"the vector store {location} holds vectors of {layout}: re-embed every node with `{REEMBED_COMMAND}` "
+        "(EMBEDDING_MODEL set to the new model), or set EMBEDDING_MODEL back"
+    )
+
+
 def english(hit: VectorHit) -> bool:
     """Whether a hit of a store of pairs is an English text's (it has a MiniLM vector)."""
     return hit.payload.get(READ_BY_KEY) == MINILM_VECTOR

@@ -20,8 +20,6 @@ from app.stores.folder_users import describe, processes_using
 from app.stores.vectors.base import (
     NAMESPACE_KEY,
     NODE_ID_KEY,
-    REEMBED_COMMAND,
-    EmbeddingMismatchError,
     NamedSearch,
     PayloadMatch,
     VectorDimensionError,
@@ -29,6 +27,7 @@ from app.stores.vectors.base import (
     VectorHit,
     VectorRecord,
     VectorStore,
+    layout_mismatch,
     point_id,
 )
 
@@ -70,11 +69,7 @@ class EdgeVectorStore(VectorStore):
                 self.shard = edge.EdgeShard.load(str(path), config)
             except Exception as exc:  # the engine reports mismatches as a generic runtime error
                 if "storages with keys" in str(exc):  # other named vectors: a single model's, or a pair's
-                    layout = "another model (its vectors are not a pair)" if paired else "a pair of models"
-                    raise EmbeddingMismatchError(
-                        f"the vector store {path} holds vectors of {layout}: re-embed every node with "
-                        f"`{REEMBED_COMMAND}` (EMBEDDING_MODEL set to the new model), or set EMBEDDING_MODEL back"
-                    ) from exc
+                    raise layout_mismatch(str(path), stored_pairs=not paired) from exc
                 if "dimension" in str(exc).lower() or "size" in str(exc).lower():
                     raise VectorDimensionError(f"{path}: {exc}") from exc
                 if "WouldBlock" in str(exc):  # its write-ahead log is locked by another process

@@ -17,14 +17,13 @@ from app.errors import EngineUnavailable, short_reason
 from app.stores.vectors.base import (
     NAMESPACE_KEY,
     NODE_ID_KEY,
-    REEMBED_COMMAND,
-    EmbeddingMismatchError,
     NamedSearch,
     PayloadMatch,
     VectorDimensionError,
     VectorHit,
     VectorRecord,
     VectorStore,
+    layout_mismatch,
     point_id,
 )
 
@@ -60,11 +59,7 @@ class QdrantClientVectorStore(VectorStore):
                 info = self.client.get_collection(self.collection)
                 params = info.config.params.vectors
                 if isinstance(params, dict) != self.paired:  # named vectors: a pair's
-                    layout = "a pair of models" if isinstance(params, dict) else "another model (not a pair)"
-                    raise EmbeddingMismatchError(
-                        f"the vector store {self.location} holds vectors of {layout}: re-embed every node with "
-                        f"`{REEMBED_COMMAND}` (EMBEDDING_MODEL set to the new model), or set EMBEDDING_MODEL back"
-                    )
+                    raise layout_mismatch(self.location, stored_pairs=isinstance(params, dict))
                 sizes = (
                     [p.size for p in params.values()]
                     if isinstance(params, dict)
