@@ -76,6 +76,8 @@ def test_the_default_is_the_pair_whose_halves_are_each_models_vectors(pair: Pair
     assert pair.identity.model == PACKAGED_PAIR
     assert pair.identity.digest not in {e5.identity.digest, minilm.identity.digest}
     assert pair.token_counts(["hello world"]) == minilm.token_counts(["hello world"])
+    # e5 reads as many word pieces as MiniLM (a long text's e5 vector costs half of its 512).
+    assert pair.e5.encoder.tokenizer.truncation["max_length"] == minilm.encoder.exported.max_seq_length == 256
 
 
 def test_english_means_no_cjk_character() -> None:

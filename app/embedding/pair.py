@@ -30,7 +30,13 @@ class PairedEmbedder(Embedder):
         self.encoder = minilm.encoder
         self.dimension = e5.dimension + minilm.dimension
         self.window = min(e5.window, minilm.window)
-        digest = hashlib.sha256(f"pair:{e5.identity.digest}:{minilm.identity.digest}".encode()).hexdigest()[:16]
+        # e5 reads as many word pieces as MiniLM (256, not its 512): its cost grows faster than linearly
+        # with a text's length, and on a long English turn its vector serves only other languages'
+        # queries (MiniLM's, cut at 256, answers English ones).
+        length = minilm.encoder.exported.max_seq_length
+        e5.encoder.tokenizer.enable_truncation(length)
+        parts = f"pair:{e5.identity.digest}:{minilm.identity.digest}:{length}"
+        digest = hashlib.sha256(parts.encode()).hexdigest()[:16]
         self.identity = EmbeddingIdentity(PACKAGED_PAIR, digest)
         self.reads_chinese = True
 
