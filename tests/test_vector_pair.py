@@ -128,6 +128,23 @@ def test_an_english_pair_is_compared_by_minilm_any_other_by_calibrated_e5(
     assert store.search(namespace, english, limit=4, match={READ_BY_KEY: E5_VECTOR})[0].node_id == "dialogue:dali"
 
 
+def test_an_english_query_needs_no_e5_where_every_memory_is_english(
+    store: VectorStore, pair: PairedEmbedder, namespace: str
+) -> None:
+    english = {k: TEXTS[k] for k in ("cat", "car")}
+    vectors = pair.embed_passages(list(english.values()))
+    store.upsert(namespace, [VectorRecord(f"dialogue:{k}", v) for k, v in zip(english, vectors, strict=True)])
+    assert not store.reads_other_languages(namespace)
+    query = "Which cat did Alice adopt?"
+    (cheap,) = pair.embed_english_queries([query])
+    assert not any(halves(cheap)[0]) and halves(cheap)[1] == pytest.approx(halves(pair.embed_queries([query])[0])[1])
+    assert [(h.node_id, round(h.score, 4)) for h in store.search(namespace, cheap, 2)] == [
+        (h.node_id, round(h.score, 4)) for h in store.search(namespace, pair.embed_queries([query])[0], 2)
+    ]
+    store.upsert(namespace, [VectorRecord("dialogue:dali", pair.embed_passages([TEXTS["dali"]])[0])])
+    assert store.reads_other_languages(namespace) and store.count(namespace, {READ_BY_KEY: MINILM_VECTOR}) == 2
+
+
 def test_neighbour_searches_use_the_passage_calibration_and_read_back_the_pair(
     store: VectorStore, pair: PairedEmbedder, namespace: str
 ) -> None:

@@ -54,6 +54,11 @@ class PairedEmbedder(Embedder):
     def embed_passages(self, texts: Sequence[str]) -> list[list[float]]:
         return self._pairs(texts, self.e5.embed_passages, self.minilm.embed_passages)
 
+    def embed_english_queries(self, texts: Sequence[str]) -> list[list[float]]:
+        """Pairs of English queries with their e5 half zeros: for a namespace where e5 would find
+        nothing (every memory English: `VectorStore.reads_other_languages`), MiniLM's cost only."""
+        return [joined([0.0] * self.e5.dimension, vector) for vector in self.minilm.embed_queries(texts)]
+
     @staticmethod
     def _pairs(texts: Sequence[str], e5: Embed, minilm: Embed) -> list[list[float]]:
         """e5 for every text, MiniLM for the English ones only (no CJK: its vectors of Chinese are

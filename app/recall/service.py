@@ -21,7 +21,9 @@ from app.domain.model import NodeType, Source
 from app.domain.passages import sentence_of_passage
 from app.domain.text import mostly_chinese
 from app.domain.turns import Turn, dialogue_id
+from app.domain.vector_pair import is_english
 from app.embedding.encoder import Embedder
+from app.embedding.pair import PairedEmbedder
 from app.extract.names import normalize_name
 from app.memory.activity import AccessLog
 from app.memory.hot_window import HotWindow
@@ -365,7 +367,12 @@ class Recall:
     def _cold(self, namespace: str, parsed: ParsedQuery) -> ColdHits:
         """Vector hits and their cards (read here, while the hot query still runs), and the sentence
         point (passage number) each turn was found by, when it was one."""
-        vector = self.embedder.embed_queries([dense_query(parsed.text, parsed.speakers)])[0]
+        text = dense_query(parsed.text, parsed.speakers)
+        pair = self.embedder if isinstance(self.embedder, PairedEmbedder) else None
+        if pair is not None and is_english(text) and not self.vectors.reads_other_languages(namespace):
+            vector = pair.embed_english_queries([text])[0]  # e5 (~10 ms a query) would find nothing here
+        else:
+            vector = self.embedder.embed_queries([text])[0]
         hits = self.vectors.search(namespace, vector, limit=self.spreading.cold_limit)
         # Only the order counts: fusion turns these cosines into rank scores.
         scores = {hit.node_id: max(0.0, hit.score) for hit in hits} if any(hit.score > 0 for hit in hits) else {}

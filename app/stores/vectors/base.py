@@ -228,11 +228,9 @@ class VectorStore(ABC):
             e5, minilm = halves(vector)
             if minilm is None:
                 searches.append(NamedSearch(e5, E5_VECTOR, match))
-            else:
-                searches += [
-                    NamedSearch(e5, E5_VECTOR, {**(match or {}), READ_BY_KEY: E5_VECTOR}),
-                    NamedSearch(minilm, MINILM_VECTOR, match),
-                ]
+            else:  # an English query's e5 half is zeros when nothing else could be found (`english_only`)
+                other = [NamedSearch(e5, E5_VECTOR, {**(match or {}), READ_BY_KEY: E5_VECTOR})] if any(e5) else []
+                searches += [*other, NamedSearch(minilm, MINILM_VECTOR, match)]
             owners += [index] * (len(searches) - len(owners))
         merged: list[list[VectorHit]] = [[] for _ in vectors]
         for search, owner, hits in zip(searches, owners, self._query(namespace, searches, limit), strict=True):
@@ -271,7 +269,13 @@ class VectorStore(ABC):
     def delete_namespace(self, namespace: str) -> None: ...
 
     @abstractmethod
-    def count(self, namespace: str) -> int: ...
+    def count(self, namespace: str, match: PayloadMatch | None = None) -> int:
+        """Points of the namespace (all passages of every node), those matching `match` only."""
+
+    def reads_other_languages(self, namespace: str) -> bool:
+        """Whether an English query's e5 vector may find anything: a store of pairs holding a point of
+        the namespace without a MiniLM vector (a text with CJK characters)."""
+        return self.paired and self.count(namespace, {READ_BY_KEY: E5_VECTOR}) > 0
 
     def optimize(self) -> bool:
         """Build search indexes for what was added since the last call; True when anything was done.

@@ -164,8 +164,8 @@ class ChildProcessVectorStore(VectorStore):
     def delete_namespace(self, namespace: str) -> None:
         self._call("delete_namespace", namespace)
 
-    def count(self, namespace: str) -> int:
-        return int(self._call("count", namespace))
+    def count(self, namespace: str, match: PayloadMatch | None = None) -> int:
+        return int(self._call("count", namespace, match))
 
     def optimize(self) -> bool:
         return bool(self._call("optimize"))

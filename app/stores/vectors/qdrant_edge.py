@@ -157,8 +157,8 @@ class EdgeVectorStore(VectorStore):
     def delete_namespace(self, namespace: str) -> None:
         self.shard.update(edge.UpdateOperation.delete_points_by_filter(_filter(namespace)))
 
-    def count(self, namespace: str) -> int:
-        return int(self.shard.count(edge.CountRequest(exact=True, filter=_filter(namespace))))
+    def count(self, namespace: str, match: PayloadMatch | None = None) -> int:
+        return int(self.shard.count(edge.CountRequest(exact=True, filter=_filter(namespace, match))))
 
     def ping(self) -> None:
         self.shard.info()

@@ -177,9 +177,9 @@ class QdrantClientVectorStore(VectorStore):
                 self.collection, points_selector=models.FilterSelector(filter=_filter(namespace)), wait=True
             )
 
-    def count(self, namespace: str) -> int:
+    def count(self, namespace: str, match: PayloadMatch | None = None) -> int:
         with self._serialized():
-            return self.client.count(self.collection, count_filter=_filter(namespace), exact=True).count
+            return self.client.count(self.collection, count_filter=_filter(namespace, match), exact=True).count
 
     def ping(self) -> None:
         with self._serialized():
