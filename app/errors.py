@@ -3,7 +3,10 @@
 Imports nothing from `app`, so every layer (the pure domain included) may derive from it. The API maps
 each kind to one HTTP status (`app/api/errors.py`): `EngineUnavailable` answers 503 with
 `Retry-After`, and the Celery tasks retry on it (`jobs/celery_tasks.py`).
-"""
+
+Layers of one concept (one file name): `app/errors.py` (engine errors any layer raises);
+`app/memory/errors.py` (the memory operations' errors); `app/operations/errors.py` (`ApiError` and
+the one error body); `app/api/errors.py` (the handlers answering every error in that shape)."""
 
 from __future__ import annotations
 

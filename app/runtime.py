@@ -6,7 +6,7 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import neo4j.exceptions
 import redis
@@ -55,8 +55,11 @@ from app.stores.runs import RunRecords
 from app.stores.suspension_files import SuspensionFiles
 from app.stores.vectors import VectorStore, open_vector_store
 
-if TYPE_CHECKING:
-    from jobs.embedded import EmbeddedJobs
+
+class HostedJobs(Protocol):
+    """The job system a runtime hosts in its process (jobs/embedded.py), stopped with it."""
+
+    def stop(self) -> None: ...
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +71,7 @@ class Runtime:
     redis: redis.Redis
     embedder: Embedder
     vectors: VectorStore
-    jobs: EmbeddedJobs | None = field(default=None)
+    jobs: HostedJobs | None = field(default=None)
     _schema_applied: bool = field(default=False, repr=False)
     _schema_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -146,9 +149,10 @@ class Runtime:
             )
 
     @classmethod
-    def open(cls, settings: Settings, host_jobs: bool | None = None, embedder: Embedder | None = None) -> Runtime:
-        """Open every engine. `host_jobs` defaults to the embedded run (no Qdrant server); pass an
-        `embedder` to share one already loaded. Starts even when Neo4j is down (readiness says so)."""
+    def open(cls, settings: Settings, embedder: Embedder | None = None) -> Runtime:
+        """Open every engine; pass an `embedder` to share one already loaded. Starts even when Neo4j is
+        down (readiness says so). The job system is not started here (app/ does not import jobs/):
+        `jobs/host.py` opens a runtime that hosts it (the embedded run)."""
         embedder = embedder or Embedder.from_settings(settings)
         runtime = cls(
             settings=settings,
@@ -166,11 +170,6 @@ class Runtime:
                 runtime.recall.warm_up()
             except Exception as exc:  # an optimisation only: never a reason not to start
                 log.warning("recall warm-up skipped: %s", exc)
-        if settings.embedded_vectors if host_jobs is None else host_jobs:
-            from jobs.embedded import EmbeddedJobs
-
-            runtime.jobs = EmbeddedJobs(runtime, concurrency=settings.worker_concurrency)
-            runtime.jobs.start()
         return runtime
 
     def ensure_schema(self) -> None:
@@ -202,15 +201,12 @@ class Runtime:
         self.metrics.observe_engines({name: status.ok for name, status in statuses.items()})
         return statuses
 
-    def refresh_metrics(self) -> None:
-        """Before a `/metrics` scrape: engine availability and the Celery queue's length (its Redis
-        list), read together within the readiness timeout, so a scrape never waits longer; a queue
-        that cannot be read leaves its gauge out."""
-        from jobs.celery_app import celery_app, queued_tasks
-
+    def refresh_metrics(self, queue_depth: Callable[[], int]) -> None:
+        """Before a `/metrics` scrape: engine availability and the task queue's length
+        (`queue_depth`), read together within the readiness timeout, so a scrape never waits longer;
+        a queue that cannot be read leaves its gauge out."""
         depth: list[int] = []
-        queue = celery_app.conf.task_default_queue
-        probes = {**self._probes(), "queue": lambda: depth.append(queued_tasks(self.redis, queue))}
+        probes = {**self._probes(), "queue": lambda: depth.append(queue_depth())}
         statuses = probe_engines(probes, timeout_s=self.settings.readiness_timeout_s, owner=self)
         read = statuses.pop("queue")
         self.metrics.observe_engines({name: status.ok for name, status in statuses.items()})

@@ -177,6 +177,19 @@ WHERE p.namespace = $namespace AND p.name_key IN $keys AND p:Person
   AND EXISTS { MATCH (p)<-[:REFERENCE]-(:Dialogue) }
 RETURN collect(DISTINCT p.name_key) AS speakers
 
+// name: chinese_speakers
+// The name keys of the namespace's speakers written in Chinese characters (a Person some turn
+// references, its key of 2-4 Han characters): a query calls them by a short form (晓雯 for 林晓雯) that
+// no key of the query's equals, so the recall matches the forms itself
+// (app/extract/names.cjk_name_forms); cached per namespace for a minute (app/recall/service.py).
+CYPHER replan=skip
+MATCH (p:Memory)
+USING INDEX p:Memory(namespace, name_key)
+WHERE p.namespace = $namespace AND p.name_key >= $first_han AND p.name_key < $after_han AND p:Person
+  AND size(p.name_key) >= 2 AND size(p.name_key) <= 4
+  AND EXISTS { MATCH (p)<-[:REFERENCE]-(:Dialogue) }
+RETURN collect(DISTINCT p.name_key)[..$limit] AS speakers
+
 // name: cards
 // The cards of the given nodes (the cold path's hits; the hot query returns its own).
 CYPHER replan=skip

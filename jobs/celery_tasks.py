@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 from celery import Task
 from celery.signals import task_failure, task_retry, task_success
 
-from app.api.schemas import MAX_TURNS_PER_BATCH
 from app.extract.llm import LlmUnavailable
 from app.memory.batch_writer import OUTAGE_ERRORS
 from app.memory.dead_letters import dead_letter_id
@@ -25,6 +24,7 @@ from app.memory.ingest import IngestReport
 from app.memory.learning import FlushReport
 from app.stores.hot import single_flight
 from app.stores.job_runs import JobRun
+from hippograph.vocabulary import MAX_TURNS_PER_BATCH
 from jobs.celery_app import LINK_PRIORITY, WRITE_PRIORITY, celery_app, queued_tasks
 from jobs.engines import current_runtime, registered_runtime
 
@@ -143,6 +143,11 @@ def optimize_vectors() -> dict[str, Any]:
         return {"optimized": changed, "seconds": round(seconds, 3)}
 
 
+def batch_report(report: IngestReport) -> dict[str, Any]:
+    """An ingest report as a batch's record keeps it: without `unlinked` (the link task's business)."""
+    return {name: value for name, value in asdict(report).items() if name != "unlinked"}
+
+
 # How long a running ingest task holds its turns without renewing its claim (it renews a third of
 # the way): a task that died lets them go after this, for the `resume_pending` job.
 CLAIM_LEASE_S = 60.0
@@ -210,6 +215,18 @@ def _write(
         return records, runtime.batch_writer.write(namespace, records, datetime.now(UTC), batch_id, link)
 
 
+def _close_taken_over(runtime: Runtime, namespace: str, batches: set[str], writer: str) -> None:
+    """Mark done the queued `batches` this task took turns over from and none of whose turns is
+    pending any more: their own task may have died with its process (the broker re-delivers it only
+    after its visibility timeout, an hour), and the batch would read `running` meanwhile. A task
+    still alive finds its batch done and leaves the record as it is."""
+    for batch in sorted(batches):
+        keys = runtime.batches.open_keys(namespace, batch)
+        if keys is not None and not runtime.hot_window.pending_records(namespace, keys):
+            report = {**batch_report(IngestReport()), "written_by": writer}  # nothing its own task wrote
+            runtime.batches.done(namespace, batch, report, datetime.now(UTC))
+
+
 def _own_queue(task: Task) -> str | None:
     """The queue `task` was delivered from: its follow-up tasks go there too, to the workers that
     serve it (None: the default queue)."""
@@ -264,10 +281,14 @@ def ingest_turns(
         # Turns later batches queued, written with these (their tasks find them written). Only by a
         # task that has turns of its own to write: one whose turns were all written or taken over is
         # done at once, so the queue behind a long write drains instead of each task writing again.
+        emptied: set[str] = set()  # the queued batches whose turns this task took over
         if claimed:
             room = runtime.settings.ingest_coalesce_max - len(claimed)
-            claimed += runtime.hot_window.coalesce(namespace, owner, CLAIM_LEASE_S, time.time(), room)
+            coalesced = runtime.hot_window.coalesce(namespace, owner, CLAIM_LEASE_S, time.time(), room)
+            emptied = runtime.hot_window.taken_from(namespace, coalesced)
+            claimed += coalesced
         records, report = _write(runtime, namespace, claimed, owner, batch_id, link_inline)
+        _close_taken_over(runtime, namespace, emptied - {batch_id}, batch_id or owner)
         # This batch's turns another running task took over: done once they are written.
         taken_over = runtime.hot_window.taken_over(namespace, turn_keys, owner)
     except OUTAGE_ERRORS as exc:
@@ -299,8 +320,7 @@ def ingest_turns(
         raise self.retry(countdown=TAKEN_OVER_RECHECK_S, kwargs=again)
     seconds = time.perf_counter() - start
     log.info("ingest_turns done", extra={**fields, "turns": report.turns, "duration_ms": round(seconds * 1000, 2)})
-    result = asdict(report)
-    del result["unlinked"]  # the link task's business, not the batch's report
+    result = batch_report(report)
     if batch_id:
         runtime.batches.done(namespace, batch_id, result, datetime.now(UTC))
     return result

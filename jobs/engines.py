@@ -30,5 +30,5 @@ def current_runtime() -> Runtime:
             from app.runtime import Runtime
             from app.settings import get_settings
 
-            _runtime = Runtime.open(get_settings(), host_jobs=False)
+            _runtime = Runtime.open(get_settings())
         return _runtime

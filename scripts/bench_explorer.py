@@ -70,7 +70,7 @@ def main() -> None:
     add_engine_arguments(parser)
     args = parser.parse_args()
     with local_engines("bench-recall", BENCH_NEO4J_PORT, BENCH_REDIS_PORT, args) as settings:
-        runtime = Runtime.open(settings, host_jobs=False)
+        runtime = Runtime.open(settings)
         try:
             with served_api(runtime) as client:
                 measure(client, args)

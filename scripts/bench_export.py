@@ -37,6 +37,8 @@ from app.memory.namespaces import Namespaces  # noqa: E402
 from app.memory.transfer import Transfer  # noqa: E402
 from app.stores.graph import GraphStore  # noqa: E402
 from app.stores.hot import connect_redis  # noqa: E402
+from app.stores.queries.bench_queries import BenchQueries  # noqa: E402
+from app.stores.queries.namespace_queries import NamespaceQueries  # noqa: E402
 from app.stores.vectors.qdrant_edge import EdgeVectorStore  # noqa: E402
 from scripts.harness import add_engine_arguments, local_engines  # noqa: E402
 
@@ -60,13 +62,13 @@ def peak_mib(work: Callable[[], object]) -> float:
 
 
 def load(graph: GraphStore, start: int, end: int) -> None:
-    params = {"namespace": NAMESPACE, "namespace_term": namespace_term(NAMESPACE),
-              "types": [t.value for t in NodeType], "levels": [level.value for level in Importance],
-              "now": datetime.now(UTC), "spread_hours": 2000}  # fmt: skip
+    bench, term, now = BenchQueries(graph), namespace_term(NAMESPACE), datetime.now(UTC)
+    types, levels = [t.value for t in NodeType], [level.value for level in Importance]
     for first in range(start, end, LOAD_BATCH):
         last = min(end, first + LOAD_BATCH)
-        graph.run_batched("bench.load_nodes", start=first, end=last, **params)
-        graph.run_batched("bench.load_edges", start=first, end=last, namespace=NAMESPACE, types=params["types"])
+        bench.load_nodes(namespace=NAMESPACE, namespace_term=term, start=first, end=last, types=types, levels=levels,
+                         now=now, spread_hours=2000)  # fmt: skip
+        bench.load_edges(namespace=NAMESPACE, start=first, end=last, types=types)
 
 
 def main() -> None:
@@ -84,14 +86,14 @@ def main() -> None:
             try:
                 run(graph, namespaces, sorted(args.nodes), not args.no_whole)
             finally:
-                if not args.keep and graph.read("namespace.get", namespace=NAMESPACE):
+                if not args.keep and NamespaceQueries(graph).get(namespace=NAMESPACE):
                     namespaces.delete(NAMESPACE)
                 vectors.close()
                 graph.close()
 
 
 def run(graph: GraphStore, namespaces: Namespaces, sizes: list[int], whole: bool) -> None:
-    if graph.read("namespace.get", namespace=NAMESPACE):
+    if NamespaceQueries(graph).get(namespace=NAMESPACE):
         namespaces.delete(NAMESPACE)
     namespaces.put(NAMESPACE)
     transfer = Transfer(graph, None, namespaces)  # type: ignore[arg-type]  # export only: no embedding

@@ -31,6 +31,8 @@ from app.memory.namespaces import Namespaces  # noqa: E402
 from app.settings import Settings  # noqa: E402
 from app.stores.graph import GraphStore  # noqa: E402
 from app.stores.hot import connect_redis  # noqa: E402
+from app.stores.queries.bench_queries import BenchQueries  # noqa: E402
+from app.stores.queries.namespace_queries import NamespaceQueries  # noqa: E402
 from app.stores.vectors.qdrant_edge import EdgeVectorStore  # noqa: E402
 
 BENCH_PORT = 17690
@@ -93,19 +95,19 @@ def main() -> None:
 def run(graph: GraphStore, namespaces: Namespaces, forgetting: Forgetting, n: int) -> None:
     now = datetime.now(UTC)
     print(f"Neo4j {graph.server_version()}; namespace {NAMESPACE!r} with {n:,} nodes", flush=True)
-    if graph.read("namespace.get", namespace=NAMESPACE):
+    if NamespaceQueries(graph).get(namespace=NAMESPACE):
         timed("clear previous run", lambda: namespaces.delete(NAMESPACE))
     namespaces.put(NAMESPACE, capacity=max(1, int(n * 0.9)), low_water_ratio=0.9)
     types = [t.value for t in NodeType]
     levels = [level.value for level in Importance]
-    params = {"namespace": NAMESPACE, "namespace_term": namespace_term(NAMESPACE), "types": types, "levels": levels,
-              "now": now, "spread_hours": 2000}  # fmt: skip
+    bench, term = BenchQueries(graph), namespace_term(NAMESPACE)
 
     def load() -> None:
         for start in range(0, n, LOAD_BATCH):
             end = min(n, start + LOAD_BATCH)
-            graph.run_batched("bench.load_nodes", start=start, end=end, **params)
-            graph.run_batched("bench.load_edges", start=start, end=end, namespace=NAMESPACE, types=params["types"])
+            bench.load_nodes(namespace=NAMESPACE, namespace_term=term, start=start, end=end, types=types,
+                             levels=levels, now=now, spread_hours=2000)  # fmt: skip
+            bench.load_edges(namespace=NAMESPACE, start=start, end=end, types=types)
 
     _, load_s = timed("bulk load nodes + edges", load)
     report, decay_s = timed("decay job", lambda: forgetting.decay(NAMESPACE, now))

@@ -35,6 +35,7 @@ sys.path.insert(0, str(REPO))
 from app.memory.ingest import BACKGROUND_STAGE  # noqa: E402
 from app.runtime import Runtime  # noqa: E402
 from app.settings import Settings  # noqa: E402
+from jobs.host import open_runtime  # noqa: E402
 from scripts.harness import add_engine_arguments, fresh_namespace, local_engines, served_api  # noqa: E402
 
 BENCH_NEO4J_PORT = 17691
@@ -108,7 +109,7 @@ def main() -> None:
     with local_engines("bench-ingest", BENCH_NEO4J_PORT, BENCH_REDIS_PORT, args) as settings:
         if args.warmup:
             warm_up(settings, args)
-        runtime = Runtime.open(settings, host_jobs=True)
+        runtime = open_runtime(settings, host_jobs=True)
         try:
             run(runtime, args.namespace, args.turns, args.batch, args.warmup, args.sentences)
         finally:

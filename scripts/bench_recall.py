@@ -76,12 +76,13 @@ from app.extract.names import normalize_name  # noqa: E402
 from app.extract.timeexpr import find_time_expressions  # noqa: E402
 from app.extract.types import EntityKind, FactMention, supersedes  # noqa: E402
 from app.memory.hot_window import DEFAULT_MAX_TURNS  # noqa: E402
-from app.memory.ingest import sentence_around  # noqa: E402  (the write path's own sentence picker)
 from app.memory.namespaces import DEFAULT_CAPACITY  # noqa: E402
 from app.memory.records import link_row, node_properties  # noqa: E402
+from app.memory.turn_spans import sentence_around  # noqa: E402  (the write path's own sentence picker)
 from app.recall.query import parse_query  # noqa: E402
-from app.recall.service import RecallRequest  # noqa: E402
+from app.recall.request import RecallRequest  # noqa: E402
 from app.runtime import Runtime  # noqa: E402
+from app.stores.queries.bench_queries import BenchQueries  # noqa: E402
 from app.stores.vectors import VectorRecord  # noqa: E402
 from scripts.harness import add_engine_arguments, fresh_namespace, local_engines, served_api  # noqa: E402
 
@@ -582,16 +583,16 @@ def chunks(rows: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
 
 def load_graph(runtime: Runtime, world: World, nodes: int, clock: Clock) -> GraphBuilder:
     builder = GraphBuilder(world.seed)
-    graph = runtime.graph
+    bench = BenchQueries(runtime.graph)
     term = namespace_term(NAMESPACE)
 
     def flush() -> None:
         for part in chunks(builder.nodes, NODE_BATCH):
             with clock.step("graph: nodes"):
-                graph.write("bench.load_memories", namespace=NAMESPACE, namespace_term=term, rows=part)
+                bench.load_memories(namespace=NAMESPACE, namespace_term=term, rows=part)
         for part in chunks(builder.edges, EDGE_BATCH):
             with clock.step("graph: relationships"):
-                graph.write("bench.load_relationships", namespace=NAMESPACE, rows=part)
+                bench.load_relationships(namespace=NAMESPACE, rows=part)
         builder.nodes.clear()
         builder.edges.clear()
 
@@ -611,7 +612,7 @@ def load_graph(runtime: Runtime, world: World, nodes: int, clock: Clock) -> Grap
     flush()
     for part in chunks(builder.fact_updates(), NODE_BATCH):
         with clock.step("graph: fact updates"):
-            graph.write("bench.update_memories", namespace=NAMESPACE, rows=part)
+            bench.update_memories(namespace=NAMESPACE, rows=part)
     return builder
 
 
@@ -900,7 +901,7 @@ def main() -> None:
     args = parser.parse_args()
     with local_engines("bench-recall", BENCH_NEO4J_PORT, BENCH_REDIS_PORT, args) as settings:
         # Vectors outside the harness's temporary folder, so that --reuse finds them.
-        runtime = Runtime.open(settings.model_copy(update={"qdrant_path": VECTOR_DIR}), host_jobs=False)
+        runtime = Runtime.open(settings.model_copy(update={"qdrant_path": VECTOR_DIR}))
         try:
             run(runtime, args)
         finally:
@@ -989,7 +990,7 @@ def prepare(
         print(f"reusing the namespace loaded at {marker['loaded_at']} ({marker['total']:,} nodes)", flush=True)
         if marker.get("decayed") and not args.decay:
             with clock.step("undo decay"):
-                runtime.graph.run_batched("bench.reset_activation", namespace=NAMESPACE)
+                BenchQueries(runtime.graph).reset_activation(namespace=NAMESPACE)
         return world, recent_turns(world, marker["sessions"], args.hot_turns), float(marker["load_seconds"])
     MARKER.unlink(missing_ok=True)
     start = (datetime.now(UTC) - SPAN).replace(minute=0, second=0, microsecond=0)

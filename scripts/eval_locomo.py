@@ -69,6 +69,7 @@ from app.evaluation.retrieval_metrics import (  # noqa: E402
 )
 from app.runtime import Runtime  # noqa: E402
 from hippograph.datasets import Sample, batches, load_samples  # noqa: E402
+from jobs.host import open_runtime  # noqa: E402
 from scripts.harness import (  # noqa: E402
     add_engine_arguments,
     add_recall_arguments,
@@ -207,7 +208,7 @@ def main() -> None:
     print(f"{len(samples)} LoCoMo sample(s) from {len(files)} file(s)", flush=True)
     with local_engines("eval-locomo", NEO4J_PORT, REDIS_PORT, args) as settings:
         embedder = Embedder.from_settings(settings)
-        runtime = Runtime.open(settings, host_jobs=True, embedder=embedder)
+        runtime = open_runtime(settings, host_jobs=True, embedder=embedder)
         ablate(runtime, args.ablate)
         try:
             with served_api(runtime) as client:

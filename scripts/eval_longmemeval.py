@@ -64,6 +64,7 @@ from app.evaluation.retrieval_metrics import (  # noqa: E402
 )
 from app.runtime import Runtime  # noqa: E402
 from hippograph.datasets import load_question  # noqa: E402
+from jobs.host import open_runtime  # noqa: E402
 from scripts.eval_locomo import SYSTEMS, CardStats, ingest, latency_summary, print_tables, recall  # noqa: E402
 from scripts.harness import (  # noqa: E402
     add_engine_arguments,
@@ -132,7 +133,7 @@ def main() -> None:
           flush=True)  # fmt: skip
     with local_engines("eval-longmemeval", NEO4J_PORT, REDIS_PORT, args) as settings:
         embedder = Embedder.from_settings(settings)
-        runtime = Runtime.open(settings, host_jobs=True, embedder=embedder)
+        runtime = open_runtime(settings, host_jobs=True, embedder=embedder)
         ablate(runtime, args.ablate)
         try:
             with served_api(runtime) as client:

@@ -39,8 +39,8 @@ import httpx  # noqa: E402
 from app.domain.text import mostly_chinese  # noqa: E402
 from app.evaluation.retrieval_metrics import recall_at_k  # noqa: E402
 from app.recall.relevance import DEFAULT_MIN_SCORE, answers  # noqa: E402
-from app.runtime import Runtime  # noqa: E402
 from hippograph.datasets import Sample, load_samples  # noqa: E402
+from jobs.host import open_runtime  # noqa: E402
 from scripts.eval_locomo import ADVERSARIAL, evidence_of, ingest  # noqa: E402
 from scripts.harness import add_engine_arguments, fresh_namespace, local_engines, served_api  # noqa: E402
 
@@ -195,7 +195,7 @@ def main() -> None:
         return
     report = {"default_min_score": DEFAULT_MIN_SCORE, "off_topic_queries": list(OFF_TOPIC), "files": {}}
     with local_engines("eval-min-score", NEO4J_PORT, REDIS_PORT, args) as settings:
-        runtime = Runtime.open(settings, host_jobs=True)
+        runtime = open_runtime(settings, host_jobs=True)
         report["reads_across"] = reads_across = runtime.recall.embedder.reads_chinese
         try:
             with served_api(runtime) as client:

@@ -1,7 +1,7 @@
 """What the benchmark and evaluation scripts share: their own engines and the API served in-process.
 
     with local_engines("bench-recall", neo4j_port=17692, redis_port=16392) as settings:
-        runtime = Runtime.open(settings, host_jobs=True)
+        runtime = open_runtime(settings, host_jobs=True)
         with served_api(runtime) as client:
             client.post(...)
 

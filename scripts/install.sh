@@ -47,6 +47,15 @@ if [ ! -x "$generator/bin/openapi-python-client" ]; then
   "$generator/bin/python" -m pip install -q "openapi-python-client==0.29.1"
 fi
 
+# 5b. uv and pipx, in a venv of their own (.cache/tools/mcp-launchers): tests/test_packaging.py starts
+#     the stdio MCP bridge from the light client's wheel with the README's `uvx` and `pipx run` lines.
+launchers=.cache/tools/mcp-launchers
+if [ ! -x "$launchers/bin/uvx" ] || [ ! -x "$launchers/bin/pipx" ]; then
+  echo "installing uv and pipx into $launchers ..."
+  "$python_bin" -m venv "$launchers"
+  "$launchers/bin/python" -m pip install -q "uv==0.13.9" "pipx==1.18.4"
+fi
+
 # 6. The memory explorer (/explorer): its graph library from npm, pinned by app/explorer/package-lock.json
 #    and served as is (no bundle, no build step); and Debian's chromium + chromedriver, the headless
 #    browser tests/test_explorer.py drives (nothing downloads a browser at run time).

@@ -144,6 +144,18 @@ def transaction_memory(heap: str) -> dict[str, str]:
     }
 
 
+# Transaction logs sized for a development or test engine: by default Neo4j preallocates 256 MiB per
+# log file and database (512 MiB for `neo4j` + `system` before the first write) and keeps two days of
+# them. The test suite starts one engine per worker plus one per fault drill, which filled a CI
+# machine's disk; unpreallocated 32 MiB files, at most 128 MiB kept, bound an engine to a few hundred
+# MiB. Recovery needs only the logs since the last checkpoint, which Neo4j always keeps.
+SMALL_TRANSACTION_LOGS = {
+    "db.tx_log.preallocate": "false",
+    "db.tx_log.rotation.size": "32M",
+    "db.tx_log.rotation.retention_policy": "128M size",
+}
+
+
 def write_config(home: Path, port: int, pagecache: str, heap: str = "1g") -> Path:
     conf_dir = home / "conf"
     conf_dir.mkdir(parents=True, exist_ok=True)
@@ -167,6 +179,7 @@ def write_config(home: Path, port: int, pagecache: str, heap: str = "1g") -> Pat
         "dbms.usage_report.enabled": "false",
         "db.transaction.timeout": "120s",
         "db.logs.query.enabled": "OFF",
+        **SMALL_TRANSACTION_LOGS,
         **BOLT_KEEP_ALIVE,
         **transaction_memory(heap),
     }

@@ -241,7 +241,7 @@ def shared_runtime(services, embedder, celery_configured, tmp_path_factory) -> I
     from app.runtime import Runtime
 
     settings = make_settings(services, tmp_path_factory.mktemp("runtime"))
-    opened = Runtime.open(settings, host_jobs=False, embedder=embedder)
+    opened = Runtime.open(settings, embedder=embedder)
     yield opened
     opened.close()
 

@@ -8,7 +8,7 @@ import pytest
 from app.evaluation.ablation import ABLATIONS, RecallConfig, ablated
 from app.memory.semantic import SemanticLinking
 from app.recall.fusion import FusionWeights
-from app.recall.service import SpreadingSettings
+from app.recall.request import SpreadingSettings
 
 PRODUCT = RecallConfig(SpreadingSettings(), FusionWeights(), SemanticLinking())
 

@@ -24,6 +24,7 @@ from hippograph.client import AsyncHippograph, Hippograph
 from hippograph.errors import (
     BY_CODE,
     Conflict,
+    CypherBusy,
     CypherRefused,
     EngineUnavailable,
     Forbidden,
@@ -31,6 +32,7 @@ from hippograph.errors import (
     InvalidRequest,
     NotFound,
     NotReady,
+    RateLimited,
     Unauthorized,
     Unavailable,
     error_from_response,
@@ -311,6 +313,10 @@ def test_the_backoff_schedule() -> None:
     assert not policy.should_retry(unavailable, 4, idempotent=True)
     assert not policy.should_retry(unavailable, 0, idempotent=False)
     assert not policy.should_retry(NotFound("gone", status=404), 0, idempotent=True)
+    # A 429 was refused before anything was done: any call goes again, after its Retry-After.
+    assert policy.should_retry(RateLimited("slow down", status=429), 0, idempotent=False)
+    assert policy.should_retry(CypherBusy("busy", status=429), 3, idempotent=True)
+    assert not policy.should_retry(RateLimited("slow down", status=429), 4, idempotent=False)
     assert parse_retry_after("5") == 5.0 and parse_retry_after(None) is None
     assert parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0  # a date in the past: now
 
@@ -331,6 +337,9 @@ def test_errors_map_by_code_then_status() -> None:
     assert type(answer(503, "brand_new_code")) is Unavailable  # an unknown code: by status
     assert type(answer(418, None)) is HippographError
     assert type(answer(422, "cypher_refused")) is CypherRefused
+    limited = answer(429, "rate_limited")
+    assert type(limited) is RateLimited and limited.retry_after == 7.0
+    assert type(answer(429, "cypher_busy")) is CypherBusy
 
 
 @pytest.fixture
@@ -349,7 +358,7 @@ def api_without_redis(services, tmp_path, embedder, celery_configured, namespace
             return int(sock.getsockname()[1])
 
     def serve(settings: Any) -> tuple[Any, Any, threading.Thread, str]:
-        runtime = Runtime.open(settings, host_jobs=False, embedder=embedder)
+        runtime = Runtime.open(settings, embedder=embedder)
         port = free_port()
         server = uvicorn.Server(uvicorn.Config(create_app(runtime=runtime), host="127.0.0.1", port=port,
                                                log_config=None, access_log=False))  # fmt: skip

@@ -86,11 +86,16 @@ def test_the_first_task_writes_the_batches_queued_behind_it(tasks_runtime, cyphe
     runtime.namespaces.put(namespace)
     batches = {f"batch-{name}": _add(runtime, namespace, _turns(name, 4)) for name in "abc"}
     for batch_id, keys in batches.items():
-        runtime.batches.queued(namespace, batch_id, len(keys), datetime.now(UTC))
+        runtime.batches.queued(namespace, batch_id, keys, datetime.now(UTC))
         runtime.hot_window.claim(namespace, keys, batch_id, 600, time.time(), queued=True)
 
     first = ingest_turns.apply((namespace, batches["batch-a"]), task_id="batch-a").get(disable_sync_subtasks=False)
     assert first["turns"] == 12 and first["dialogues_created"] == 12  # all three batches
+    # The batches it emptied read done at once: their own tasks may have died with their process.
+    for batch_id in ("batch-b", "batch-c"):
+        closed = runtime.batches.status(namespace, batch_id)
+        assert closed["status"] == "done" and closed["report"]["written_by"] == "batch-a", closed
+        assert closed["report"]["turns"] == 0 and runtime.batches.open_keys(namespace, batch_id) is None
     for batch_id in ("batch-b", "batch-c"):
         later = ingest_turns.apply((namespace, batches[batch_id]), task_id=batch_id).get(disable_sync_subtasks=False)
         assert later["turns"] == 0  # found written
@@ -119,3 +124,21 @@ def test_a_task_whose_turns_were_taken_over_writes_them_if_that_task_died(
     rows = cypher("MATCH (d:Dialogue {namespace: $ns}) RETURN count(d) AS n", ns=namespace)
     assert rows == [{"n": 3}]
     assert runtime.hot_window.pending_keys(namespace) == []
+
+
+def test_a_batch_partly_taken_over_stays_open(tasks_runtime, namespace: str) -> None:  # type: ignore[no-untyped-def]
+    from jobs.celery_tasks import ingest_turns
+
+    runtime = tasks_runtime
+    runtime.namespaces.put(namespace)
+    mine = _add(runtime, namespace, _turns("m", 1))
+    theirs = _add(runtime, namespace, _turns("t", 3))
+    runtime.batches.queued(namespace, "batch-t", theirs, datetime.now(UTC))
+    assert runtime.hot_window.claim(namespace, theirs[:1], "task-live", 60, time.time()) == theirs[:1]  # running
+    assert runtime.hot_window.claim(namespace, theirs, "batch-t", 600, time.time(), queued=True) == theirs[1:]
+    runtime.batches.queued(namespace, "batch-m", mine, datetime.now(UTC))
+    report = ingest_turns.apply((namespace, mine), task_id="batch-m").get(disable_sync_subtasks=False)
+    assert report["turns"] == 3  # its own and the two it could take
+    assert runtime.batches.status(namespace, "batch-t")["status"] == "queued"  # one of its turns still pending
+    assert runtime.batches.open_keys(namespace, "batch-t") == theirs
+    assert runtime.batches.status(namespace, "batch-m")["status"] == "done"

@@ -11,11 +11,17 @@ What it resolves: the query name as a literal, an f-string over query names
 literals by that function's callers in the same module; `**splat` arguments that are a dict literal
 assigned in the enclosing function, or a call to a function of the tree returning a dict literal.
 Anything else fails with a request to make the call checkable.
+
+The typed query classes (app/stores/queries/: one per cypher file) are checked the same way (their
+methods call `self._read/_write/_batched("file.query", ...)`), and against their files: every query
+has a method of its name, whose keyword-only parameters are exactly the query's, calling that query.
 """
 
 from __future__ import annotations
 
 import ast
+import importlib
+import inspect
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -24,10 +30,11 @@ from pathlib import Path
 import pytest
 
 from app.stores.cypher import CypherQueries
+from app.stores.queries.runner import Queries
 
 REPO = Path(__file__).resolve().parents[1]
 SOURCE_DIRS = ("app", "jobs", "scripts")
-GRAPH_METHODS = {"read", "write", "run", "run_batched"}
+GRAPH_METHODS = {"read", "write", "run", "run_batched", "_read", "_write", "_batched"}
 NOT_PARAMETERS = {"timeout_s"}  # keyword arguments of GraphStore.read itself
 _PARAMETER = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 QUERIES = CypherQueries.load()
@@ -204,3 +211,74 @@ def test_the_check_finds_a_drift() -> None:
     [call] = list(module.calls())
     assert call.where == "drift.py:2" and call.queries == ("namespace.get",)
     assert call.supplied == {"namespce"} != query_parameters(QUERIES["namespace.get"])
+
+
+# Files whose queries GraphStore runs itself (apply_schema; ping, server_version): no class.
+WITHOUT_CLASS = {"schema", "health"}
+FILES = sorted({name.split(".", 1)[0] for name in QUERIES.names()} - WITHOUT_CLASS)
+
+
+def method_queries(method: object) -> list[str]:
+    """The query names a method's body runs (`self._read("file.query", ...)` and the like)."""
+    tree = ast.parse(inspect.getsource(method).strip())  # type: ignore[arg-type]
+    return [
+        node.args[0].value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+        and node.func.attr in {"_read", "_write", "_batched"}
+        and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
+    ]  # fmt: skip
+
+
+def query_classes() -> dict[str, type[Queries]]:
+    """The classes of app/stores/queries/ by the cypher file whose queries their methods run (each
+    module holds one; a class running two files' queries, or two classes for one file, fail)."""
+    found: dict[str, type[Queries]] = {}
+    for path in sorted((REPO / "app" / "stores" / "queries").glob("*_queries.py")):
+        module = importlib.import_module(f"app.stores.queries.{path.stem}")
+        [cls] = [
+            value for value in vars(module).values()
+            if inspect.isclass(value) and issubclass(value, Queries) and value.__module__ == module.__name__
+        ]  # fmt: skip
+        [stem] = {name.split(".", 1)[0] for member in vars(cls).values() if inspect.isfunction(member)
+                  for name in method_queries(member)}  # fmt: skip
+        assert stem not in found, f"{cls.__name__} and {found[stem].__name__} both run cypher/{stem}.cypher"
+        found[stem] = cls
+    return found
+
+
+CLASSES = query_classes()
+
+
+def test_every_cypher_file_has_a_class() -> None:
+    assert sorted(CLASSES) == FILES
+
+
+@pytest.mark.parametrize("stem", FILES)
+def test_every_query_has_a_typed_method_with_exactly_its_parameters(stem: str) -> None:
+    cls = CLASSES[stem]
+    methods = {name.rstrip("_"): member for name, member in vars(cls).items() if inspect.isfunction(member)}
+    for full_name in QUERIES.names(f"{stem}."):
+        query = full_name.split(".", 1)[1]
+        assert query in methods, f"{cls.__name__} has no method for {full_name}"
+        method = methods[query]
+        parameters = inspect.signature(method).parameters.values()
+        keyword_only = {p.name for p in parameters if p.kind is inspect.Parameter.KEYWORD_ONLY}
+        others = [p.name for p in parameters if p.kind is not inspect.Parameter.KEYWORD_ONLY]
+        assert others == ["self"], f"{cls.__name__}.{query}: parameters must be keyword-only"
+        assert keyword_only == query_parameters(QUERIES[full_name]), f"{cls.__name__}.{query} drifted from {full_name}"
+        assert method_queries(method) == [full_name], f"{cls.__name__}.{query} must run {full_name}"
+    extra = set(methods) - {name.split(".", 1)[1] for name in QUERIES.names(f"{stem}.")}
+    assert not extra, f"{cls.__name__} has methods for no query of cypher/{stem}.cypher: {sorted(extra)}"
+
+
+def test_the_typed_check_finds_a_drift() -> None:
+    """A method whose parameters differ from its query's is what the check above compares."""
+
+    class Drifted(Queries):
+        def get(self, *, namespce: str) -> list[dict[str, object]]:
+            return self._read("namespace.get", namespce=namespce)
+
+    keyword_only = set(inspect.signature(Drifted.get).parameters) - {"self"}
+    assert keyword_only != query_parameters(QUERIES["namespace.get"])
+    assert method_queries(Drifted.get) == ["namespace.get"]

@@ -47,7 +47,7 @@ def engines(services, embedder, celery_configured, tmp_path_factory) -> Iterator
     from jobs.embedded import EmbeddedJobs
 
     runtime = Runtime.open(
-        make_settings(services, tmp_path_factory.mktemp("cypher")), host_jobs=False, embedder=embedder
+        make_settings(services, tmp_path_factory.mktemp("cypher")), embedder=embedder
     )
     jobs = EmbeddedJobs(runtime, resume_pending=False)
     jobs.start()
@@ -392,7 +392,7 @@ def test_a_slow_query_is_stopped_at_the_timeout(services, embedder, celery_confi
     from app.runtime import Runtime
 
     settings = make_settings(services, tmp_path, HIPPOGRAPH_CYPHER_TIMEOUT="0.2")
-    runtime = Runtime.open(settings, host_jobs=False, embedder=embedder)
+    runtime = Runtime.open(settings, embedder=embedder)
     try:
         with checked(TestClient(create_app(runtime=runtime), headers=admin_headers())) as client:
             ns = f"cy-t-{uuid.uuid4().hex[:8]}"

@@ -48,7 +48,7 @@ def limits(services, embedder, tmp_path_factory) -> Iterator[Limits]:  # type: i
     from app.runtime import Runtime
 
     runtime = Runtime.open(
-        make_settings(services, tmp_path_factory.mktemp("limits")), host_jobs=False, embedder=embedder
+        make_settings(services, tmp_path_factory.mktemp("limits")), embedder=embedder
     )
     suffix = uuid.uuid4().hex[:10]
     found = Limits(None, runtime, f"lim-a-{suffix}", f"lim-b-{suffix}", f"QZSECRET{suffix}")
@@ -249,7 +249,7 @@ def test_too_many_queries_at_once_wait_then_answer_429(services, embedder, tmp_p
         services, tmp_path, HIPPOGRAPH_CYPHER_TIMEOUT="1.5", HIPPOGRAPH_CYPHER_CONCURRENCY="2",
         HIPPOGRAPH_CYPHER_NAMESPACE_CONCURRENCY="1", HIPPOGRAPH_CYPHER_QUEUE_SECONDS="0.3",
     )  # fmt: skip
-    runtime = Runtime.open(settings, host_jobs=False, embedder=embedder)
+    runtime = Runtime.open(settings, embedder=embedder)
     try:
         with checked(TestClient(create_app(runtime=runtime), headers=admin_headers())) as client:
             one, two = (f"lim-c{i}-{uuid.uuid4().hex[:8]}" for i in (1, 2))

@@ -16,8 +16,9 @@ from tests.conftest import REPO
 
 CLIENT_DIR = REPO / "clients" / "python"
 # Modules the light distribution must not import: the server's packages and its engines' drivers.
+# The MCP library too: the stdio bridge speaks the protocol itself (its size: docs/benchmarks.md).
 SERVER_ONLY = {"app", "jobs", "torch", "neo4j", "celery", "qdrant_client", "qdrant_edge", "onnxruntime", "redis",
-               "sentence_transformers", "fastapi", "uvicorn"}  # fmt: skip
+               "sentence_transformers", "fastapi", "uvicorn", "mcp", "mcp_types", "starlette"}  # fmt: skip
 
 
 def pyproject(folder: Path) -> dict:
@@ -80,7 +81,7 @@ def test_the_light_distribution_imports_nothing_of_the_server() -> None:
                           if name.split(".")[0] in SERVER_ONLY]  # fmt: skip
     assert not offenders
     dependencies = {re.split(r"[<>=\[ ;]", d)[0].lower() for d in pyproject(CLIENT_DIR)["project"]["dependencies"]}
-    assert dependencies == {"httpx", "pydantic", "typer", "rich", "mcp"}
+    assert dependencies == {"httpx", "anyio", "pydantic", "typer", "rich"}
 
 
 def test_the_server_wheel_carries_the_explorer_and_its_vendored_libraries() -> None:

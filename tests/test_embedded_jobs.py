@@ -38,7 +38,7 @@ def test_embedded_worker_runs_tasks_and_beat_schedules_them(settings, embedder) 
     def tick() -> None:
         redis.Redis.from_url(settings.redis_url).incr(counter_key)
 
-    runtime = Runtime.open(settings, host_jobs=False, embedder=embedder)
+    runtime = Runtime.open(settings, embedder=embedder)
     jobs = EmbeddedJobs(runtime, celery, resume_pending=False)
     jobs.start()
     client = redis.Redis.from_url(settings.redis_url)
@@ -69,7 +69,7 @@ def test_embedded_worker_that_stops_by_itself_is_started_again(settings, embedde
     def mul(x: int, y: int) -> int:
         return x * y
 
-    runtime = Runtime.open(settings, host_jobs=False, embedder=embedder)
+    runtime = Runtime.open(settings, embedder=embedder)
     jobs = EmbeddedJobs(runtime, celery, resume_pending=False)
     jobs.start()
     try:
@@ -118,7 +118,7 @@ def test_periodic_jobs_run_before_queued_writes(settings, embedder) -> None:
         write.delay(n)
     job.delay()
     assert queued_tasks(client, queue) == 6 and client.llen(queue) == 1  # the job has the first-served list
-    runtime = Runtime.open(settings, host_jobs=False, embedder=embedder)
+    runtime = Runtime.open(settings, embedder=embedder)
     jobs = EmbeddedJobs(runtime, celery, concurrency=1, resume_pending=False)
     jobs.start()
     try:

@@ -20,7 +20,7 @@ from app.embedding.encoder import Embedder, resolve_model_path
 from app.memory.ingest import SequencedTurn
 from app.memory.semantic import NodeText
 from app.memory.transfer import _node_text
-from app.recall.service import RecallRequest
+from app.recall.request import RecallRequest
 from app.reembed import reembed
 from app.runtime import Runtime
 from app.settings import PACKAGED_MINILM, Settings
@@ -140,7 +140,7 @@ DIALOGUES = {"type": "Dialogue"}
 
 def test_reembedding_moves_a_namespace_to_another_model(settings, embedder, model_b, namespace) -> None:  # type: ignore[no-untyped-def]
     settings_b = settings.model_copy(update={"embedding_model": str(model_b.model_path)})
-    first = Runtime.open(settings, host_jobs=False, embedder=embedder)
+    first = Runtime.open(settings, embedder=embedder)
     try:
         _write(first, namespace)
         count = first.vectors.count(namespace)
@@ -151,7 +151,7 @@ def test_reembedding_moves_a_namespace_to_another_model(settings, embedder, mode
         open_vector_store(settings_b, model_b.dimension, model_b.identity)
     assert str(embedder.identity) in str(refused.value) and str(model_b.identity) in str(refused.value)
 
-    serving = Runtime.open(settings, host_jobs=False, embedder=embedder)
+    serving = Runtime.open(settings, embedder=embedder)
     try:  # the migration runs beside the serving process, which keeps recalling from its own store
         done = reembed(settings_b, model_b, [namespace], finish=True)
         assert done["nodes"] >= len(TURNS) and done["complete"] is True
@@ -163,7 +163,7 @@ def test_reembedding_moves_a_namespace_to_another_model(settings, embedder, mode
         serving.close()
     assert rebuild_exists(settings_b, model_b.identity)
 
-    second = Runtime.open(settings_b, host_jobs=False, embedder=model_b)
+    second = Runtime.open(settings_b, embedder=model_b)
     try:
         assert second.vectors.stored_identity() == model_b.identity
         # One point per node with text (as an import embeds), including those that shared a vector,
@@ -176,7 +176,7 @@ def test_reembedding_moves_a_namespace_to_another_model(settings, embedder, mode
     finally:
         second.close()
 
-    back = Runtime.open(settings, host_jobs=False, embedder=embedder)  # switching back: the old store
+    back = Runtime.open(settings, embedder=embedder)  # switching back: the old store
     try:
         assert back.vectors.stored_identity() == embedder.identity and back.vectors.count(namespace) == count
     finally:

@@ -117,7 +117,7 @@ def private_neo4j(tmp_path: Path, unused_port: int) -> Iterator[PrivateNeo4j]:
 
 
 def _open_api(settings, embedder) -> tuple[Runtime, TestClient]:  # type: ignore[no-untyped-def]
-    runtime = Runtime.open(settings, host_jobs=False, embedder=embedder)
+    runtime = Runtime.open(settings, embedder=embedder)
     admin_key = settings.admin_key.get_secret_value()
     client = checked(TestClient(create_app(runtime=runtime), headers={"Authorization": f"Bearer {admin_key}"}))
     return runtime, client

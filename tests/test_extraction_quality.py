@@ -37,14 +37,15 @@ def _load_evaluator() -> ModuleType:
 evaluator = _load_evaluator()
 
 # (category, language) -> (precision floor, recall floor).
-# Measured: facts en 0.870/0.526, zh 0.919/0.415, overall 0.892/0.468; times en 0.800/0.800,
-# zh 0.912/0.912, overall 0.851/0.851; dates 1.000/1.000 in both (31 facts found and labelled with a
+# Measured: facts en 0.870/0.526, zh 0.978/0.468, overall 0.923/0.494; times en 0.800/0.800,
+# zh 0.917/0.917, overall 0.855/0.855; dates 1.000/1.000 in both (32 facts found and labelled with a
 # date or none); supersessions en 1.000/0.500, zh 1.000/0.300, overall 1.000/0.409 (multi-valued slots
-# never supersede). The floors stayed where they were when en4/zh4 (easier turns) were added.
+# never supersede). The floors stayed where they were when en4/zh4 (easier turns) were added; the
+# Chinese facts' floors rose with zh5 (adverbs and particles after values).
 FLOORS: dict[tuple[str, str], tuple[float, float]] = {
     ("facts", "en"): (0.75, 0.35),
-    ("facts", "zh"): (0.80, 0.25),
-    ("facts", "overall"): (0.80, 0.30),
+    ("facts", "zh"): (0.90, 0.40),
+    ("facts", "overall"): (0.85, 0.40),
     ("times", "en"): (0.70, 0.70),
     ("times", "zh"): (0.80, 0.80),
     ("times", "overall"): (0.75, 0.75),

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from app.memory.ingest import Version, version_at
+from app.memory.fact_plan import Version, version_at
 
 VERSIONS = [
     Version("a", "model y", datetime(2024, 5, 1, tzinfo=UTC)),

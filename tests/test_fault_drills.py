@@ -71,7 +71,7 @@ def test_neo4j_stopped_mid_load_loses_and_duplicates_nothing_without_a_restart(
                      services.qdrant_url)  # fmt: skip
     settings = make_settings(found, tmp_path / "data", HIPPOGRAPH_ADMIN_KEY=secrets.token_urlsafe(24),
                              HIPPOGRAPH_INGEST_RETRY_WINDOW="0")  # fmt: skip
-    runtime = Runtime.open(settings, host_jobs=False, embedder=embedder)
+    runtime = Runtime.open(settings, embedder=embedder)
     jobs = EmbeddedJobs(runtime, resume_pending=False)  # only the beat job may bring turns back
     jobs.start()
     acknowledged: list[str] = []

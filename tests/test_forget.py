@@ -82,11 +82,11 @@ def private(services, embedder, tmp_path):  # type: ignore[no-untyped-def]
     from app.runtime import Runtime
 
     settings = make_settings(services, tmp_path)
-    opened = [Runtime.open(settings, host_jobs=False, embedder=embedder)]
+    opened = [Runtime.open(settings, embedder=embedder)]
 
     def restart() -> Any:
         opened[-1].close()
-        opened.append(Runtime.open(settings, host_jobs=False, embedder=embedder))
+        opened.append(Runtime.open(settings, embedder=embedder))
         return opened[-1]
 
     yield opened[0], restart

@@ -27,10 +27,14 @@ def generated_package(live_api: str, tmp_path: Path) -> Iterator[Path]:
     config = tmp_path / "generator.yaml"
     config.write_text(f"project_name_override: {PACKAGE.replace('_', '-')}\npackage_name_override: {PACKAGE}\n")
     output = tmp_path / "generated"
+    # The document as the running service serves it, read here with a generous timeout: the
+    # generator's own fetch gives up after a few seconds, which a loaded machine can exceed.
+    document = tmp_path / "openapi.json"
+    document.write_bytes(httpx.get(f"{live_api}/openapi.json", timeout=120).raise_for_status().content)
     # The generator formats its output with the ruff of its own venv, found on PATH.
     env = {**os.environ, "PATH": f"{GENERATOR_BIN}{os.pathsep}{os.environ['PATH']}"}
     result = subprocess.run(
-        [str(generator), "generate", "--url", f"{live_api}/openapi.json", "--meta", "setup",
+        [str(generator), "generate", "--path", str(document), "--meta", "setup",
          "--config", str(config), "--output-path", str(output)],
         capture_output=True, text=True, env=env, timeout=300,
     )  # fmt: skip

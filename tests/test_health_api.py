@@ -8,7 +8,7 @@ from tests.conftest import checked
 
 
 def test_healthz_and_readyz_report_every_engine_ok(settings, embedder) -> None:
-    runtime = Runtime.open(settings, host_jobs=False, embedder=embedder)
+    runtime = Runtime.open(settings, embedder=embedder)
     try:
         with checked(TestClient(create_app(runtime=runtime))) as client:
             assert client.get("/healthz").json() == {"status": "ok"}
@@ -23,7 +23,7 @@ def test_healthz_and_readyz_report_every_engine_ok(settings, embedder) -> None:
 
 
 def test_start_up_objects_are_kept_out_of_the_collector(settings, embedder) -> None:
-    runtime = Runtime.open(settings, host_jobs=False, embedder=embedder)
+    runtime = Runtime.open(settings, embedder=embedder)
     gc.unfreeze()
     try:
         with TestClient(create_app(runtime=runtime)):
@@ -36,7 +36,7 @@ def test_start_up_objects_are_kept_out_of_the_collector(settings, embedder) -> N
 
 
 def test_unknown_route_uses_the_error_shape(settings, embedder) -> None:
-    runtime = Runtime.open(settings, host_jobs=False, embedder=embedder)
+    runtime = Runtime.open(settings, embedder=embedder)
     try:
         with checked(TestClient(create_app(runtime=runtime))) as client:
             response = client.get("/nope", headers={"X-Request-ID": "req-123"})
@@ -51,7 +51,7 @@ def test_unknown_route_uses_the_error_shape(settings, embedder) -> None:
 
 def test_readyz_names_redis_when_it_is_unreachable(settings, embedder, unused_port) -> None:
     broken = settings.model_copy(update={"redis_url": f"redis://127.0.0.1:{unused_port}/0"})
-    runtime = Runtime.open(broken, host_jobs=False, embedder=embedder)
+    runtime = Runtime.open(broken, embedder=embedder)
     try:
         with checked(TestClient(create_app(runtime=runtime))) as client:
             response = client.get("/readyz")

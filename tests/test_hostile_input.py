@@ -337,7 +337,7 @@ def test_cypher_parameters_are_checked_by_the_model_too() -> None:
     """The graph_query tool over MCP parses its JSON elsewhere (infinities and any integer pass)."""
     from pydantic import ValidationError
 
-    from app.api.schemas import CypherBody
+    from app.operations.schemas import CypherBody
 
     for params, place in (({"n": 2**70}, "params.n"), ({"f": [float("inf")]}, "params.f[0]")):
         with pytest.raises(ValidationError, match=re.escape(place)):

@@ -18,6 +18,7 @@ from hippograph.errors import Forbidden
 from hippograph.integrations.langgraph import (
     HippographStore,
     item_id,
+    item_tag,
     item_tags,
     namespace_from_tags,
     summary_of,
@@ -103,7 +104,7 @@ def test_put_get_search_delete_and_list_namespaces_round_trip(store: HippographS
         node = http.get(f"/v1/namespaces/{namespace}/nodes/{item_id(('users', 'bob'), 'prefs')}").json()
     assert (node["type"], node["importance"]) == ("Document", "MUST_REMEMBER")
     assert set(node["tags"]) == {"langgraph", "langgraph.ns:users.bob", "langgraph.prefix:users",
-                                 "langgraph.prefix:users.bob"}  # fmt: skip
+                                 "langgraph.prefix:users.bob", item_tag(node["id"])}  # fmt: skip
 
 
 def test_the_async_twins_round_trip(store: HippographStore) -> None:
@@ -126,16 +127,29 @@ def test_the_async_twins_round_trip(store: HippographStore) -> None:
     assert seen["after"] is None
 
 
-def test_a_writer_key_adds_reads_and_searches_but_may_not_forget(live_api: str, namespace: str) -> None:
+def test_a_writer_key_updates_and_deletes_its_own_agent_s_items_only(live_api: str, namespace: str) -> None:
     store = HippographStore(url=live_api, api_key=namespace_key(live_api, namespace, "writer"), namespace=namespace)
     store.put(("users", "ann"), "prefs", ANN)
     assert store.get(("users", "ann"), "prefs").value == ANN  # type: ignore[union-attr]
     assert [item.value for item in store.search(("users",), query="dark mode")] == [ANN]
+    store.put(("users", "ann"), "prefs", BOB)  # another value: the old node forgotten by its item tag
+    assert store.get(("users", "ann"), "prefs").value == BOB  # type: ignore[union-attr]
+    store.put(("users", "bob"), "prefs", BETA)
+    store.delete(("users", "ann"), "prefs")
+    assert store.get(("users", "ann"), "prefs") is None
+    assert store.get(("users", "bob"), "prefs").value == BETA  # type: ignore[union-attr]  # only that item went
+    store.delete(("users", "ann"), "prefs")  # idempotent
+    # Another agent's writer key may not forget this agent's item.
+    made = httpx.post(f"{live_api}/v1/keys", headers=admin_headers(),
+                      json={"namespace": namespace, "role": "writer", "agent_id": "lg-other"})  # fmt: skip
+    other = HippographStore(url=live_api, api_key=made.json()["key"], namespace=namespace)
     with pytest.raises(Forbidden):
-        store.delete(("users", "ann"), "prefs")
+        other.delete(("users", "bob"), "prefs")
     with pytest.raises(Forbidden):
-        store.put(("users", "ann"), "prefs", {"text": "changed"})
-    assert store.get(("users", "ann"), "prefs").value == ANN  # type: ignore[union-attr]
+        other.put(("users", "bob"), "prefs", {"text": "changed"})
+    assert store.get(("users", "bob"), "prefs").value == BETA  # type: ignore[union-attr]
+    other.close()
+    store.close()
 
 
 def test_the_bootstrap_admin_key_must_name_a_namespace(live_api: str, namespace: str) -> None:
@@ -179,11 +193,13 @@ def test_how_items_are_kept() -> None:
     assert item_id(("a", "b"), "k") == item_id(("a", "b"), "k")
     assert len({item_id(("a", "b"), "k"), item_id(("a",), "b/k"), item_id(("a", "b"), "k2")}) == 3
     assert item_id(("a",), "k").startswith("document:langgraph-") and len(item_id(("a",), "k")) == 59
-    assert item_tags(("a", "b")) == ["langgraph", "langgraph.ns:a.b", "langgraph.prefix:a", "langgraph.prefix:a.b"]
+    assert item_tags(("a", "b"), "k") == ["langgraph", "langgraph.ns:a.b", "langgraph.prefix:a", "langgraph.prefix:a.b",
+                                          item_tag(item_id(("a", "b"), "k"))]  # fmt: skip
+    assert item_tag("document:langgraph-" + "f" * 40) == "langgraph.item:" + "f" * 40
     assert namespace_from_tags(["x", "langgraph.ns:a.b"]) == ("a", "b")
     assert namespace_from_tags(["langgraph"]) is None
     with pytest.raises(ValueError, match="too deep or too long"):
-        item_tags(("x" * 190, "y" * 20))
+        item_tags(("x" * 190, "y" * 20), "k")
     assert summary_of({"text": "Ann", "meta": {"tags": ["a", " "]}, "n": 3}) == "Ann · a"
     assert summary_of({"n": 3}) is None
     assert summary_of({"text": "w" * 200}) == "w" * 149 + "…"

@@ -157,7 +157,7 @@ def test_the_enricher_adds_what_the_rules_missed_after_the_tracks(
     settings = make_settings(
         services, tmp_path, HIPPOGRAPH_LLM_BASE_URL=endpoint.url, HIPPOGRAPH_LLM_MODEL="test-model"
     )
-    runtime = Runtime.open(settings, host_jobs=False, embedder=embedder)
+    runtime = Runtime.open(settings, embedder=embedder)
     jobs = EmbeddedJobs(runtime, resume_pending=False)
     jobs.start()
 

@@ -36,7 +36,7 @@ def test_neo4j_restart_keeps_data_and_readiness_recovers(services, tmp_path: Pat
     port = str(unused_port)
     script = ("--port", port, "--home", str(home), "--heap", "512m", "--pagecache", "64m")
     settings = make_settings(services, tmp_path, NEO4J_URI=f"bolt://127.0.0.1:{port}", NEO4J_PASSWORD="")
-    runtime = Runtime.open(settings, host_jobs=False, embedder=embedder)
+    runtime = Runtime.open(settings, embedder=embedder)
     marker = uuid.uuid4().hex
     try:
         with TestClient(create_app(runtime=runtime), headers=admin_headers()) as client:
@@ -68,6 +68,13 @@ def test_neo4j_restart_keeps_data_and_readiness_recovers(services, tmp_path: Pat
     status = subprocess.run([sys.executable, str(REPO / "scripts" / "neo4j_local.py"), "status", *script],
                             capture_output=True, text=True, cwd=REPO)  # fmt: skip
     assert status.returncode == 1 and "not running" in status.stdout
+    # A test engine stays small on disk (the suite starts one per worker and per drill): no 256 MiB
+    # preallocated transaction log per database.
+    assert _size_mib(home) < 64, sorted((path.stat().st_size, str(path)) for path in home.rglob("*"))[-3:]
+
+
+def _size_mib(folder: Path) -> float:
+    return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file()) / 1024**2
 
 
 def test_neo4j_script_without_java_fails_clearly(tmp_path: Path, unused_port) -> None:

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import socket
 import subprocess
 import sys
+import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -15,6 +17,7 @@ from typing import Any
 import anyio
 import httpx
 import httpx2
+import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
@@ -43,12 +46,23 @@ def http_client(live_api: str, headers: dict[str, str]) -> Client:
     return Client(transport)
 
 
-def stdio_client(live_api: str, key: str, namespace: str | None = None) -> Client:
-    """`hippograph mcp` on the key's own namespace, or on the one named (the bootstrap admin's way)."""
-    env = {**os.environ, "HIPPOGRAPH_URL": live_api, "HIPPOGRAPH_API_KEY": key, "PYTHONPATH": str(CLIENT_SRC)}
+def bridge_env(live_api: str, key: str | None) -> dict[str, str]:
+    env = {**os.environ, "HIPPOGRAPH_URL": live_api, "PYTHONPATH": str(CLIENT_SRC)}
     env.pop("HIPPOGRAPH_NAMESPACE", None)
-    args = ["-m", "hippograph.cli", "mcp", *(["--namespace", namespace] if namespace else [])]
-    return Client(StdioServerParameters(command=sys.executable, args=args, env=env, cwd=str(REPO)))
+    env.pop("HIPPOGRAPH_API_KEY", None)
+    return env if key is None else {**env, "HIPPOGRAPH_API_KEY": key}
+
+
+BRIDGE = [sys.executable, "-m", "hippograph.cli", "mcp"]
+
+
+def stdio_client(live_api: str, key: str, namespace: str | None = None, mode: str = "auto") -> Client:
+    """`hippograph mcp` on the key's own namespace, or on the one named (the bootstrap admin's way).
+    `mode`: "auto" (the client probes the 2026-07-28 revision first, as it does by default) or
+    "legacy" (the `initialize` handshake of the earlier revisions)."""
+    args = [*BRIDGE[1:], *(["--namespace", namespace] if namespace else [])]
+    parameters = StdioServerParameters(command=BRIDGE[0], args=args, env=bridge_env(live_api, key), cwd=str(REPO))
+    return Client(parameters, mode=mode)  # type: ignore[arg-type]
 
 
 def structured(result: Any) -> Any:
@@ -149,21 +163,109 @@ def test_the_bootstrap_admin_names_its_namespace_in_a_header(live_api, namespace
     assert not named.is_error and structured(named) == {"items": [], "next_cursor": None}
 
 
-def test_mcp_over_stdio(live_api, namespace) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_mcp_over_stdio(live_api, namespace, mode) -> None:  # type: ignore[no-untyped-def]
     keys = setup_namespace(live_api, namespace)
-    save_and_recall(stdio_client(live_api, keys["writer"]), live_api, namespace, keys["writer"])
-    refuses_a_reader(stdio_client(live_api, keys["reader"], namespace))  # naming its own namespace is allowed
+
+    async def agreed() -> str:
+        async with stdio_client(live_api, keys["writer"], mode=mode) as client:
+            return client.protocol_version
+
+    assert anyio.run(agreed) == ("2026-07-28" if mode == "auto" else "2025-11-25")
+    save_and_recall(stdio_client(live_api, keys["writer"], mode=mode), live_api, namespace, keys["writer"])
+    # Naming its own namespace is allowed.
+    refuses_a_reader(stdio_client(live_api, keys["reader"], namespace, mode=mode))
+
+
+class RawBridge:
+    """`hippograph mcp` as a subprocess, spoken to in JSON-RPC lines by hand (what any MCP client writes)."""
+
+    def __init__(self, live_api: str, key: str) -> None:
+        self.process = subprocess.Popen(BRIDGE, env=bridge_env(live_api, key), cwd=REPO, stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+        self.lines: queue.Queue[bytes] = queue.Queue()
+        self.reader = threading.Thread(target=lambda: [self.lines.put(line) for line in self.process.stdout],
+                                       daemon=True)  # fmt: skip
+        self.reader.start()
+
+    def send(self, message: dict[str, Any] | str) -> None:
+        line = message if isinstance(message, str) else json.dumps(message)
+        assert self.process.stdin is not None
+        self.process.stdin.write(line.encode() + b"\n")
+        self.process.stdin.flush()
+
+    def receive(self) -> dict[str, Any]:
+        return dict(json.loads(self.lines.get(timeout=60)))
+
+    def close(self) -> list[bytes]:
+        """Closes its stdin (it ends, once what is in flight is answered); what it wrote since the last read."""
+        assert self.process.stdin is not None and self.process.stderr is not None
+        self.process.stdin.close()
+        assert self.process.wait(timeout=60) == 0
+        assert self.process.stderr.read() == b""
+        self.reader.join(timeout=10)
+        return list(self.lines.queue)
+
+    def ask(self, message: dict[str, Any]) -> dict[str, Any]:
+        self.send(message)
+        answer = self.receive()
+        assert answer["id"] == message["id"], answer
+        return answer
+
+
+def request(request_id: int | str, method: str, **params: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+
+
+def test_the_stdio_bridge_speaks_json_rpc_lines(live_api, namespace) -> None:  # type: ignore[no-untyped-def]
+    """Both protocol eras through the bridge, a line each way: the `initialize` handshake (2025-06-18)
+    then tools/list and tools/call; a 2026-07-28 request (its version in `_meta`); a bad line; a
+    cancelled request; a key revoked while the bridge runs. Closing stdin ends it, with status 0 and
+    nothing on stderr."""
+    keys = setup_namespace(live_api, namespace)
+    bridge = RawBridge(live_api, keys["writer"])
+    try:
+        bridge.send("this is not JSON")
+        assert bridge.receive()["error"]["code"] == -32700
+        hello = bridge.ask(request(1, "initialize", protocolVersion="2025-06-18", capabilities={},
+                                   clientInfo={"name": "by-hand", "version": "0"}))["result"]  # fmt: skip
+        assert hello["protocolVersion"] == "2025-06-18" and hello["serverInfo"]["name"] == "hippograph"
+        bridge.send({"jsonrpc": "2.0", "method": "notifications/initialized"})  # not answered
+        listed = bridge.ask(request(2, "tools/list"))["result"]["tools"]
+        assert {tool["name"] for tool in listed} == SEVEN
+        saved = bridge.ask(request("three", "tools/call", name="save_memory_note", arguments=NOTE))["result"]
+        assert not saved["isError"] and saved["structuredContent"]["content"] == NOTE["content"]
+        assert json.loads(saved["content"][0]["text"]) == saved["structuredContent"]
+        assert bridge.ask(request(4, "ping"))["result"] == {}
+
+        meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {}}  # fmt: skip
+        found = bridge.ask(request(5, "tools/call", name="memory_search", arguments={"tags": ["infra"]}, _meta=meta))
+        assert [item["id"] for item in found["result"]["structuredContent"]["items"]] == [
+            saved["structuredContent"]["id"]
+        ]
+
+        # Cancelled, a request is never answered: its POST ends (this query would otherwise be answered
+        # its timeout error after HIPPOGRAPH_CYPHER_TIMEOUT, or its count); the bridge goes on.
+        slow = "MATCH (m:Memory {namespace: $namespace}) UNWIND range(1, 2000000000) AS x RETURN count(x) AS n"
+        bridge.send(request(7, "tools/call", name="graph_query", arguments={"query": slow}))
+        bridge.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}})
+        assert bridge.ask(request(8, "ping"))["result"] == {}
+
+        with httpx.Client(base_url=live_api, headers=admin_headers()) as http:
+            key_id = http.get("/v1/me", headers=bearer(keys["writer"])).json()["key_id"]
+            assert http.delete(f"/v1/keys/{key_id}").status_code == 200
+        refused = bridge.ask(request(6, "tools/list"))["error"]
+        assert refused["message"].startswith("HTTP 401 from the Hippograph API") and refused["data"]["error"]
+        assert bridge.close() == []  # nothing more: the cancelled request was not answered at exit either
+    finally:
+        if bridge.process.poll() is None:
+            bridge.process.kill()
 
 
 def bridge_start(url: str, key: str | None, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "HIPPOGRAPH_URL": url, "PYTHONPATH": str(CLIENT_SRC)}
-    env.pop("HIPPOGRAPH_NAMESPACE", None)
-    env.pop("HIPPOGRAPH_API_KEY", None)
-    if key is not None:
-        env["HIPPOGRAPH_API_KEY"] = key
-    command = [sys.executable, "-m", "hippograph.cli", "mcp", *args]
-    return subprocess.run(command, env=env, cwd=REPO, capture_output=True, text=True, stdin=subprocess.DEVNULL,
-                          timeout=60)  # fmt: skip
+    return subprocess.run([*BRIDGE, *args], env=bridge_env(url, key), cwd=REPO, capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, timeout=60)  # fmt: skip
 
 
 def test_the_stdio_bridge_checks_url_and_key_at_start(live_api, namespace) -> None:  # type: ignore[no-untyped-def]

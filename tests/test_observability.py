@@ -132,7 +132,7 @@ def labelled_api(services, tmp_path, embedder, celery_configured) -> Iterator[Te
     from app.runtime import Runtime
 
     settings = make_settings(services, tmp_path, HIPPOGRAPH_METRICS_NAMESPACES="1")
-    runtime = Runtime.open(settings, host_jobs=False, embedder=embedder)
+    runtime = Runtime.open(settings, embedder=embedder)
     try:
         with TestClient(create_app(runtime=runtime), headers=admin_headers()) as client:
             yield client

@@ -204,7 +204,7 @@ def test_a_response_model_keeps_the_routes_encoding() -> None:
 def test_the_models_modules_load_without_the_engines() -> None:
     """A client imports the request and response models without Neo4j, Redis, Celery or the embedder."""
     result = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", "import app.api.schemas, hippograph.responses"],
+        [sys.executable, "-X", "importtime", "-c", "import app.operations.schemas, hippograph.responses"],
         cwd=REPO, capture_output=True, text=True, check=True,
     )  # fmt: skip
     heavy = [line for line in result.stderr.splitlines() if re.search(r"neo4j|torch|onnx|redis|celery|qdrant", line)]

@@ -88,6 +88,26 @@ def test_a_named_speakers_name_does_not_pull_their_other_turns(api, worker, name
     assert _recall(api, f"{namespace}-other", "What was the gift to Caroline?")["stats"]["speakers"] == []
 
 
+def test_a_chinese_speaker_called_by_the_given_name_is_a_named_speaker(api, worker, namespace) -> None:
+    """林晓雯 is 晓雯 to her friends: the query's 晓雯 names her (`recall.chinese_speakers`), her name
+    weighs little, and what she said comes before 陈思远's greetings to her; a turn sent to 张伟
+    ("（发给张伟）") is about 张伟."""
+    turns = [_turn("s1", 0, "林晓雯", "我在学校教三年级的语文。", START)]
+    for i in range(1, 21):
+        speaker, said = ("陈思远", "晓雯，最近怎么样？") if i % 2 else ("林晓雯", "还行，就是有点累。")
+        turns.append(_turn("s1", i, speaker, said, START + timedelta(minutes=i)))
+    turns.append(_turn("s1", 21, "陈思远", "（发给张伟）周六一起去爬山吧", START + timedelta(minutes=30)))
+    _ingest(api, namespace, turns)
+    body = _recall(api, namespace, "晓雯在学校教什么？", top_k=5)
+    assert body["stats"]["speakers"] == ["林晓雯"]
+    assert body["items"][0]["source_turn_ids"] == ["s1:0"], [card["summary"] for card in body["items"][:3]]
+    assert body["items"][0]["explain"]["named_subject"] == 2.5
+    sent = _recall(api, namespace, "我跟张伟约了什么？", top_k=5)["items"]
+    card = next(card for card in sent if card["source_turn_ids"] == ["s1:21"])
+    assert card["explain"]["named_subject"] == 2.5
+    assert _recall(api, namespace, "思远去哪里了？")["stats"]["speakers"] == ["陈思远"]
+
+
 def test_a_named_speakers_answer_beside_the_matching_turn_is_recalled(api, worker, namespace) -> None:
     """Melanie's answer shares no word with the question; it is found because it follows the turns
     that match (`recall.replies`): what the named speaker said there gets a share of their scores.

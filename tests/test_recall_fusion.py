@@ -8,6 +8,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from app.domain.inputs import namespace_term
+from app.extract.names import addressee_key, cjk_name_forms
+from app.recall.candidates import addressee_of, named_keys, subject_key_of
 from app.recall.fusion import (
     Candidate,
     Card,
@@ -34,7 +36,6 @@ from app.recall.query import (
     parse_query,
     word_variants,
 )
-from app.recall.service import subject_key_of
 
 NOW = datetime(2024, 6, 1, tzinfo=UTC)
 W = FusionWeights()
@@ -168,6 +169,13 @@ def test_lucene_query_quotes_every_value() -> None:
     query = lucene_query("team-a", ('say "hi"', "a\\b", "OR"))
     terms = '("say \\"hi\\"" "a\\\\b" "OR")'
     assert query == f"+namespace_term:ns7465616d2d61 +(summary:{terms} content:{terms})"
+
+
+def test_a_lone_chinese_character_asks_for_the_bigrams_it_opens() -> None:
+    # the index holds Chinese as bigrams: "猫" alone matched only a 猫 standing alone
+    terms = '("可乐" 猫* "猫咪" "*")'
+    query = lucene_query("ns", ("可乐", "猫", "猫咪", "*"))
+    assert query == f"+namespace_term:ns6e73 +(summary:{terms} content:{terms})"
 
 
 def test_parse_query_finds_terms_entities_slots_and_window() -> None:
@@ -371,6 +379,71 @@ def test_whom_a_memory_is_about_is_its_subject_else_its_speaker() -> None:
     assert subject_key_of({"subject_key": "alice", "speaker": "Bob"}) == "alice"
     assert subject_key_of({"speaker": "  Melanie "}) == "melanie"
     assert subject_key_of({"label": "a concept"}) is None
+
+
+def test_a_chinese_name_is_also_its_given_name_and_the_usual_nicknames() -> None:
+    assert cjk_name_forms("林晓雯") == ("林晓雯", "晓雯", "小雯", "阿雯", "雯雯", "老林", "小林")
+    assert cjk_name_forms("王磊") == ("王磊", "小磊", "阿磊", "磊磊", "老王", "小王", "磊哥", "磊姐")
+    assert cjk_name_forms("欧阳娜娜")[:2] == ("欧阳娜娜", "娜娜") and cjk_name_forms("欧阳修")[1] == "小修"
+    # not a name of two to four Han characters, or a nickname already: itself only
+    assert cjk_name_forms("caroline") == ("caroline",) and cjk_name_forms("豆豆") == ("豆豆",)
+    assert cjk_name_forms("张") == ("张",) and cjk_name_forms("林晓雯说的话") == ("林晓雯说的话",)
+
+
+def test_a_message_prefix_names_its_addressee_or_group_chat() -> None:
+    assert addressee_key("（发给张伟）明天见") == "张伟" and addressee_key("(回复 张伟)好的") == "张伟"
+    assert addressee_key("（群聊：大学室友）周末聚餐") == "大学室友"
+    assert addressee_key("（在「家人」群）吃饭了吗") == "家人" and addressee_key("【家庭群】今晚") == "家庭"
+    assert addressee_key("（发给“老妈”）到家了") == "老妈" and addressee_key("(to Alice) hi") == "alice"
+    assert addressee_key("（笑）哈哈") is None and addressee_key("我（发给张伟）") is None
+    # a stored turn's label starts with its speaker; a pending turn carries its content
+    assert addressee_of({"speaker": "王磊", "label": "王磊: （发给张伟）明天见"}) == "张伟"
+    assert addressee_of({"speaker": "王磊", "label": "王磊: 明天见"}) is None
+    assert addressee_of({"speaker": "王磊", "label": "王磊: x", "content": "（发给赵敏）到了"}) == "赵敏"
+
+
+def test_a_chinese_request_opening_a_query_is_no_term() -> None:
+    vocabulary = SlotVocabulary.load()
+    assert parse_query("帮我查一下王磊住在哪里", NOW, vocabulary).terms == ("王磊", "磊住", "住在")
+    assert parse_query("我想问一下，赵敏的狗叫什么？", NOW, vocabulary).terms == ("赵敏", "狗叫")
+    assert parse_query("请帮我回忆一下赵敏开会说了什么", NOW, vocabulary).terms == ("赵敏", "敏开", "开会", "会说")
+    assert parse_query("帮我找王磊的电话", NOW, vocabulary).terms == ("王磊", "电话")
+    # only at the start: in a turn's words, 帮我找到 is what happened
+    assert "找到" in parse_query("王磊帮我找到的房子在哪", NOW, vocabulary).terms
+    assert parse_query("想想办法", NOW, vocabulary).terms == ("想想", "想办", "办法")
+
+
+def test_a_chinese_speakers_name_is_cut_out_of_the_query_run_and_weighs_as_a_name() -> None:
+    vocabulary = SlotVocabulary.load()
+    parsed = parse_query("晓雯在学校教什么？", NOW, vocabulary)
+    assert parsed.terms == ("晓雯", "雯在", "在学", "学校", "校教")
+    named = parsed.with_speakers(("林晓雯", "陈思远"))
+    assert named.terms == ("晓雯", "在学", "学校", "校教") and named.speaker_terms == ("晓雯",)
+    assert named.speakers == ("林晓雯", "陈思远") and named.speaker_forms == ("晓雯",)
+    assert dense_query(named.text, named.speakers) == "在学校教什么？"
+    # the full name, not also the given name inside it
+    full = parse_query("林晓雯的姐姐在哪里工作？", NOW, vocabulary).with_speakers(("林晓雯",))
+    assert full.speaker_forms == ("林晓雯",) and full.speaker_terms == ("林晓", "晓雯")
+    assert full.terms == ("林晓", "晓雯", "姐姐", "姐在", "工作")
+    # English speakers as before: a word of their own
+    english = parse_query("What did Caroline paint?", NOW, vocabulary)
+    assert english.with_speakers(("caroline",)).terms == english.terms
+
+
+def test_whom_a_query_names_includes_speakers_called_by_their_given_name() -> None:
+    vocabulary = SlotVocabulary.load()
+    nodes = [
+        {"speaker": "林晓雯", "label": "林晓雯: 我教语文"},
+        {"speaker": "陈思远", "label": "陈思远: （发给张伟）明天见"},
+        {"subject_key": "王磊", "slot": "lives_in"},
+    ]
+    named = named_keys(parse_query("晓雯在学校教什么？", NOW, vocabulary), nodes)
+    assert "林晓雯" in named and "陈思远" not in named and "王磊" not in named
+    assert "张伟" in named_keys(parse_query("我跟张伟约了什么？", NOW, vocabulary), nodes)
+    assert "王磊" in named_keys(parse_query("老王住在哪里？", NOW, vocabulary), nodes)
+    assert named_keys(parse_query("Where does Caroline live?", NOW, vocabulary), nodes) == frozenset(
+        parse_query("Where does Caroline live?", NOW, vocabulary).entity_keys
+    )
 
 
 def test_a_reply_gets_a_share_of_each_leading_cards_score_it_is_beside() -> None:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from app.recall.parameters import LUCENE_CHARS, NO_MATCH, fixed_lucene, fixed_size
 from app.recall.query import ParsedQuery, lucene_query
-from app.recall.service import LUCENE_CHARS, NO_MATCH, SpreadingSettings, fixed_lucene, fixed_size
+from app.recall.request import SpreadingSettings
 
 
 def parsed(

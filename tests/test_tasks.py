@@ -225,7 +225,7 @@ def serving(settings, embedder) -> Iterator[tuple[Runtime, TestClient]]:  # type
     process's memory survives into the next `serving`."""
     from jobs.embedded import EmbeddedJobs
 
-    runtime = Runtime.open(settings, host_jobs=False, embedder=embedder)
+    runtime = Runtime.open(settings, embedder=embedder)
     jobs = EmbeddedJobs(runtime, resume_pending=False)
     jobs.start()
     try:

@@ -26,6 +26,10 @@ def test_chinese_question_words_particles_and_filler_are_cut_out() -> None:
     # a piece of function characters only is no term ("在" before a question word, "是从")
     assert tokens("Caroline在哪里工作？") == ["工作", "caroline"]
     assert tokens("是从哪里搬来的") == ["搬来"]
+    # hedges a question adds
+    hedged = tokens("Caroline在教育方面可能会选择哪些领域？")
+    assert hedged == ["在教", "教育", "育方", "方面", "会选", "选择", "领域", "caroline"]
+    assert tokens("赵敏的英语水平大概怎么样？") == ["赵敏", "英语", "语水", "水平"]
 
 
 def test_chinese_stop_words_leave_the_words_they_hide_in() -> None:

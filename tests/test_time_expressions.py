@@ -12,6 +12,7 @@ import pytest
 
 from app.extract.timeexpr import find_time_expressions, window_of
 from app.extract.types import Granularity, TimeMention
+from app.recall.question_time import QuestionTime, question_time
 
 REF = datetime(2024, 5, 15, 10, 0, tzinfo=UTC)  # a Wednesday
 CST = timezone(timedelta(hours=8))
@@ -440,3 +441,62 @@ def _import_jionlp() -> Any:
         import jionlp  # a dev dependency, like dateparser
 
         return jionlp
+
+
+# --- the window a recall query asks about (app/recall/question_time.py) -----------------------------
+
+QUESTION_NOW = datetime(2025, 9, 10, 12, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("question", "start", "end", "words"),
+    [
+        # seasons with a year, or last/this/next
+        ("去年夏天我们去了哪里？", "2024-06-01", "2024-09-01", ["去年夏天"]),
+        ("她2023年冬天去了哪里", "2023-12-01", "2024-03-01", ["2023年冬天"]),
+        ("今年春天他在忙什么？", "2025-03-01", "2025-06-01", ["今年春天"]),
+        ("Where did they go last summer?", "2025-06-01", "2025-09-01", ["last summer"]),
+        ("What did she do last winter?", "2024-12-01", "2025-03-01", ["last winter"]),
+        (
+            "What new hobby did Olivia pick up in the summer of 2023?",
+            "2023-06-01",
+            "2023-09-01",
+            ["in the summer of 2023"],
+        ),
+        ("Which club was James covering in spring 2023?", "2023-03-01", "2023-06-01", ["in spring 2023"]),
+        ("What do we do next winter?", "2025-12-01", "2026-03-01", ["next winter"]),
+        # before and after: the 30 days (or the expression's length) beside it
+        ("春节前他买了什么？", "2024-12-30", "2025-01-29", ["春节前"]),
+        ("春节后他去了哪里？", "2025-01-30", "2025-03-01", ["春节后"]),
+        ("国庆节之后呢", "2024-10-02", "2024-11-01", ["国庆节之后"]),
+        ("在6月份以前", "2025-05-02", "2025-06-01", ["6月份以前"]),
+        ("What did he buy before Christmas?", "2024-11-25", "2024-12-25", ["before Christmas"]),
+        # as before: the expression itself
+        ("王磊2025年8月去了哪里？", "2025-08-01", "2025-09-01", ["2025年8月"]),
+        ("上周谁来了", "2025-09-01", "2025-09-08", ["上周"]),
+        ("三天前他说了什么", "2025-09-07", "2025-09-08", ["三天前"]),
+        ("春节前后他在哪", "2025-01-29", "2025-01-30", ["春节"]),  # 前后 is "around"
+    ],
+)
+def test_a_question_asks_about_seasons_and_the_time_before_or_after_a_date(
+    question: str, start: str, end: str, words: list[str]
+) -> None:
+    asked = question_time(question, QUESTION_NOW)
+    assert asked.window == (at(start), at(end))
+    assert [question[a:b] for a, b in asked.spans] == words
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What did they do at summer camp?",
+        "I had a fall",
+        "When did Caroline go to a pride parade during the summer?",
+        "Caroline夏天什么时候参加过骄傲游行？",
+        "这个冬天有什么计划",
+        "冬天气温多少",
+        "后来呢？",
+    ],
+)
+def test_a_season_without_a_year_is_no_time(question: str) -> None:
+    assert question_time(question, QUESTION_NOW) == QuestionTime(None, ())

@@ -423,7 +423,7 @@ def test_the_embedded_run_resumes_turns_left_pending_by_a_dead_process(
     resume_after_s = 8.0
     settings = make_settings(services, tmp_path, REDIS_URL=services.redis_url.rsplit("/", 1)[0] + "/5",
                              HIPPOGRAPH_PENDING_RESUME_AFTER=str(resume_after_s))  # fmt: skip
-    runtime = Runtime.open(settings, host_jobs=False, embedder=embedder)
+    runtime = Runtime.open(settings, embedder=embedder)
     try:
         with TestClient(create_app(runtime=runtime), headers=admin_headers()) as api:
             api.put(f"/v1/namespaces/{namespace}")

@@ -26,6 +26,7 @@ from app.analytics.values import ValueConverter
 from app.domain.inputs import InputError
 from app.domain.keys import Viewer
 from app.stores.graph import GraphStore, UserQueryError
+from app.stores.queries.cypher_endpoint_queries import CypherEndpointQueries
 
 MAX_ROWS = 10_000
 # Records Neo4j produces per pull: a query stopped at the byte cap had at most these made ahead.
@@ -147,7 +148,7 @@ class CypherSurface:
                 raise CypherRefused(exc.message) from exc
             raise CypherFailed(exc.message) from exc
         if pending := converter.pending_ends():
-            found = self.graph.read("cypher_endpoint.end_ids", namespace=namespace, element_ids=pending)
+            found = CypherEndpointQueries(self.graph).end_ids(namespace=namespace, element_ids=pending)
             converter.fill_ends({row["element_id"]: row["id"] for row in found})
         return query_type, columns, rows, reason
 
@@ -156,7 +157,7 @@ class CypherSurface:
         private memories is refused while the namespace holds any."""
         if viewer is None or viewer.sees_private:
             return
-        hidden = self.graph.read("cypher_endpoint.hidden_private", namespace=namespace, agent_id=viewer.agent_id)
+        hidden = CypherEndpointQueries(self.graph).hidden_private(namespace=namespace, agent_id=viewer.agent_id)
         if hidden[0]["hidden"]:
             raise CypherForbidden(
                 "the namespace holds private memories of other agents, which any Cypher query could read; "

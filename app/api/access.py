@@ -4,12 +4,13 @@ the dependencies below (the caller was authenticated by `app/api/auth.py`).
 Roles include each other: reader < writer < admin. A key holds one role on one namespace; the
 bootstrap admin key holds admin on every namespace. Refusals are 403 in the one error shape, saying
 what is missing. The role each route needs is also written into OpenAPI (`x-required-role`).
-"""
+
+Layers of one concept (one file name): `app/api/access.py` (the role each route needs, as FastAPI
+dependencies); `app/operations/access.py` (the `Access` a call runs under)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, FastAPI, Path, Request
@@ -17,35 +18,15 @@ from fastapi.dependencies.models import Dependant
 from fastapi.dependencies.utils import get_flat_params
 from fastapi.routing import APIRoute
 
-from app.api.errors import ApiError, error_responses
+from app.api.errors import error_responses
 from app.domain.inputs import NAMESPACE_RULE, check_namespace
-from app.domain.keys import Caller, Role, Viewer
+from app.domain.keys import Caller, Role
+from app.memory.ingest_queue import IngestQueue
+from app.operations.access import Access
+from app.operations.errors import ApiError
 from app.runtime import Runtime
 
 NamespacePath = Annotated[str, Path(description=NAMESPACE_RULE)]
-
-
-@dataclass(frozen=True)
-class Access:
-    """An authorized call on one namespace."""
-
-    namespace: str
-    caller: Caller
-
-    @property
-    def viewer(self) -> Viewer:
-        return self.caller.viewer(self.namespace)
-
-    def writing_agent(self, requested: str | None, field: str = "agent_id") -> str:
-        """The agent a write is recorded under: the key's own. Only the bootstrap admin may write
-        (or ask) as another agent; any other key naming a different agent is refused."""
-        if requested is None or requested == self.caller.agent_id:
-            return self.caller.agent_id
-        if self.caller.is_bootstrap:
-            return requested
-        raise ApiError(
-            403, "forbidden", f"{field}: this key belongs to agent {self.caller.agent_id!r}, not {requested!r}", field
-        )
 
 
 def caller_of(request: Request) -> Caller:
@@ -107,6 +88,14 @@ AdminAccess = Annotated[Access, Depends(admin_access)]
 AnyKey = Annotated[Caller, Depends(any_key)]
 AdminKey = Annotated[Caller, Depends(admin_key)]
 Engines = Annotated[Runtime, Depends(runtime_of)]
+
+
+async def ingest_queue_of(request: Request) -> IngestQueue:
+    queue: IngestQueue = request.app.state.ingest_queue
+    return queue
+
+
+IngestTasks = Annotated[IngestQueue, Depends(ingest_queue_of)]
 
 REQUIRED_ROLES = {
     reader_access: Role.READER,

@@ -13,8 +13,9 @@ from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from app.api.errors import engine_unavailable_response, error_response
+from app.api.errors import engine_unavailable_response
 from app.errors import EngineUnavailable
+from app.operations.errors import error_response
 
 PROTECTED_PREFIXES = ("/v1/", "/mcp")
 

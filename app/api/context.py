@@ -9,8 +9,8 @@ from fastapi import APIRouter
 from app.api.access import Engines, ReadAccess
 from app.api.bodies import JsonBodyRoute
 from app.api.errors import error_responses
-from app.api.schemas import ContextBody
 from app.context.builder import ContextRequest
+from app.operations.context_bodies import ContextBody
 from hippograph.responses import ContextResponse
 
 router = APIRouter(prefix="/v1/namespaces", tags=["context management"], route_class=JsonBodyRoute)

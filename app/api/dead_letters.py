@@ -1,4 +1,7 @@
-"""v1 routes of dead letters: turns the write tracks could not write, put aside (admin only)."""
+"""v1 routes of dead letters: turns the write tracks could not write, put aside (admin only).
+
+Layers of one concept (one file name): `app/api/dead_letters.py` (the routes);
+`app/memory/dead_letters.py` (turns put aside and replayed)."""
 
 from __future__ import annotations
 
@@ -8,7 +11,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Request, Response, status
 
-from app.api.access import AdminAccess, Engines
+from app.api.access import AdminAccess, Engines, IngestTasks
 from app.api.bodies import JsonBodyRoute
 from app.api.errors import error_responses
 from app.api.turns import queue_ingest
@@ -33,17 +36,17 @@ def list_dead_letters(access: AdminAccess, runtime: Engines) -> dict[str, Any]:
     responses=error_responses(404),
 )
 def replay_dead_letter(
-    access: AdminAccess, dead_letter_id: DeadLetterPath, runtime: Engines, request: Request
+    access: AdminAccess, dead_letter_id: DeadLetterPath, runtime: Engines, queue: IngestTasks, request: Request
 ) -> dict[str, Any]:
     """Queue the turn again, as accepted (after a fix): it leaves the list and a new batch writes it;
     if it fails again it is put aside again."""
     ns = access.namespace
     runtime.namespaces.require(ns)
-    runtime.dead_letters.get(ns, dead_letter_id)  # 404 before any batch is recorded
+    waiting = runtime.dead_letters.get(ns, dead_letter_id)  # 404 before any batch is recorded
     batch_id = str(uuid.uuid4())
-    runtime.batches.queued(ns, batch_id, 1, datetime.now(UTC))
+    runtime.batches.queued(ns, batch_id, [waiting.turn_key], datetime.now(UTC))
     letter = runtime.dead_letters.requeue(ns, dead_letter_id)
-    queue_ingest(runtime, ns, [letter.turn_key], batch_id, request)
+    queue_ingest(runtime, queue, ns, [letter.turn_key], batch_id, request)
     url = request.app.url_path_for("get_batch", ns=ns, batch_id=batch_id)
     return {"id": letter.id, "batch_id": batch_id, "status_url": url}
 

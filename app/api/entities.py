@@ -1,4 +1,8 @@
-"""v1 routes that merge two entity nodes into one and split them again (admin)."""
+"""v1 routes that merge two entity nodes into one and split them again (admin).
+
+Layers of one concept (one file name): `app/domain/entities.py` (the pure name rules);
+`app/memory/entities.py` (resolution over the graph); `app/api/entities.py` (the merge and split
+routes); `app/evaluation/entities.py` (scoring resolution on a labelled set)."""
 
 from __future__ import annotations
 
@@ -10,7 +14,7 @@ from pydantic import ConfigDict, Field, model_validator
 from app.api.access import AdminAccess, Engines
 from app.api.bodies import JsonBodyRoute
 from app.api.errors import error_responses
-from app.api.schemas import Strict, Text
+from app.operations.fields import Strict, Text
 from hippograph.responses import EntityMergeResponse
 
 

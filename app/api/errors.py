@@ -1,4 +1,8 @@
-"""One error shape for every 4xx/5xx: {"error": {"code", "message", "field"?}, "request_id"}."""
+"""One error shape for every 4xx/5xx: {"error": {"code", "message", "field"?}, "request_id"}.
+
+Layers of one concept (one file name): `app/errors.py` (engine errors any layer raises);
+`app/memory/errors.py` (the memory operations' errors); `app/operations/errors.py` (`ApiError` and
+the one error body); `app/api/errors.py` (the handlers answering every error in that shape)."""
 
 from __future__ import annotations
 
@@ -14,11 +18,11 @@ from starlette.middleware.body_limit import MAX_BODY_SIZE_SCOPE_KEY
 
 from app.errors import EngineUnavailable
 from app.memory.errors import ConflictError, InputError, NotFoundError
+from app.operations.errors import REQUEST_ID_HEADER, ApiError, error_response
 from hippograph.responses import ErrorBody
 
 log = logging.getLogger(__name__)
 
-REQUEST_ID_HEADER = "X-Request-ID"
 # Seconds a client is asked to wait before retrying after a 503 for an engine that is down: the
 # drivers reconnect by themselves, a restarted Neo4j or Redis answers within seconds.
 ENGINE_RETRY_AFTER_S = 5
@@ -56,47 +60,6 @@ def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
         }
         for status in statuses
     }
-
-
-class ApiError(Exception):
-    """Raise from a route to answer with the standard error body."""
-
-    def __init__(
-        self,
-        status_code: int,
-        code: str,
-        message: str,
-        field: str | None = None,
-        retry_after_s: int | None = None,
-        **extra: Any,
-    ) -> None:
-        super().__init__(message)
-        self.status_code, self.code, self.message, self.field, self.extra = (
-            status_code,
-            code,
-            message,
-            field,
-            extra,
-        )
-        self.retry_after_s = retry_after_s  # sent as `Retry-After` (429, 503)
-
-
-def request_id(request: Request) -> str:
-    return getattr(request.state, "request_id", None) or str(uuid.uuid4())
-
-
-def error_response(
-    request: Request, status_code: int, code: str, message: str, field: str | None = None, **extra: Any
-) -> JSONResponse:
-    error: dict[str, Any] = {"code": code, "message": message}
-    if field is not None:
-        error["field"] = field
-    rid = request_id(request)
-    return JSONResponse(
-        {"error": error, "request_id": rid, **extra},
-        status_code=status_code,
-        headers={REQUEST_ID_HEADER: rid},
-    )
 
 
 def engine_unavailable_response(request: Request, exc: EngineUnavailable) -> JSONResponse:

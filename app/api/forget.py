@@ -1,20 +1,21 @@
 """v1 routes of forgetting on request: forget what a filter names (writers: their own agent's; admins:
-anything in their namespace), and read the audit of past forgettings (admins)."""
+anything in their namespace), and read the audit of past forgettings (admins).
+
+Layers of one concept (one file name): `app/api/forget.py` (the routes); `app/operations/forget.py`
+(the body the route and the forget_memories tool share)."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
-from app.api.access import Access, AdminAccess, Engines, WriteAccess
+from app.api.access import AdminAccess, Engines, WriteAccess
 from app.api.bodies import JsonBodyRoute
 from app.api.errors import error_responses
-from app.api.schemas import ForgetBody
-from app.domain.keys import Role
-from app.memory.erasure import AUDIT_LIMIT, Forgetter
-from app.runtime import Runtime
+from app.memory.erasure import AUDIT_LIMIT
+from app.operations.forget import run_forget
+from app.operations.schemas import ForgetBody
 from hippograph.responses import ForgetAuditList, ForgetResult
 
 router = APIRouter(prefix="/v1/namespaces", tags=["forgetting"], route_class=JsonBodyRoute)
@@ -31,17 +32,6 @@ def forget(access: WriteAccess, body: ForgetBody, runtime: Engines) -> dict[str,
     anything in the namespace. `dry_run` counts without changing anything. Each forgetting leaves an
     audit record (`GET …/forget/audit`). Repeating it finds nothing more to forget."""
     return run_forget(access, runtime, body)
-
-
-def run_forget(access: Access, runtime: Runtime, body: ForgetBody) -> dict[str, Any]:
-    """The body of `POST …/forget` (also the admins' `forget_memories` tool)."""
-    what = body.to_domain()
-    if not access.caller.is_bootstrap and access.caller.role is not Role.ADMIN:
-        # A writer forgets what its own agent wrote: the filter is bound to it (403 when it names another).
-        what = what.bound_to(access.writing_agent(what.agent_id))
-    runtime.namespaces.require(access.namespace)
-    by = Forgetter(access.caller.role.value, access.caller.agent_id, access.caller.key_id)
-    return runtime.erasure.forget(access.namespace, what, by, datetime.now(UTC), dry_run=body.dry_run)
 
 
 AuditLimit = Annotated[int, Query(ge=1, le=AUDIT_LIMIT, description=f"records at most (1-{AUDIT_LIMIT})")]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
-from app.api.errors import error_response
+from app.operations.errors import error_response
 from hippograph.responses import HealthResponse, NotReadyBody, ReadinessResponse
 
 router = APIRouter(tags=["health"])

@@ -1,5 +1,8 @@
 """v1 routes of API keys: create (shown once), list (never the secret), revoke; and `GET /v1/me`, the
-calling key itself (clients take their namespace from it)."""
+calling key itself (clients take their namespace from it).
+
+Layers of one concept (one file name): `app/domain/keys.py` (roles, callers and viewers, pure);
+`app/auth/keys.py` (API keys over the graph); `app/api/keys.py` (the key routes)."""
 
 from __future__ import annotations
 
@@ -12,10 +15,10 @@ from starlette.concurrency import run_in_threadpool
 from app.api.access import AdminKey, AnyKey, Engines, authorize
 from app.api.bodies import JsonBodyRoute
 from app.api.errors import error_responses
-from app.api.schemas import KeyBody
 from app.domain.inputs import InputError, check_namespace
 from app.domain.keys import BOOTSTRAP_KEY_ID, Role
 from app.memory.errors import NotFoundError
+from app.operations.schemas import KeyBody
 from hippograph.responses import CreatedKey, KeyIdentity, KeyList, KeyRevoked
 
 router = APIRouter(prefix="/v1/keys", tags=["keys"], route_class=JsonBodyRoute)

@@ -37,6 +37,7 @@ from app.mcp.http import McpEndpoint
 from app.observability.middleware import RequestObservation
 from app.runtime import Runtime
 from app.settings import Settings, get_settings
+from jobs.host import ingest_queue, open_runtime
 
 
 def operation_id(route: APIRoute) -> str:
@@ -52,7 +53,8 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         owned = runtime is None
-        app.state.runtime = runtime or Runtime.open(settings)
+        app.state.runtime = runtime or open_runtime(settings)
+        app.state.ingest_queue = ingest_queue(app.state.runtime)
         # What start-up allocated (model, tokenizer, query texts, vector engine: ~100k objects) lives as
         # long as the app: out of the collector's sight, a full collection during a recall takes under
         # 1 ms instead of ~35 ms (measured in-process at 100k nodes). Garbage is collected first, so

@@ -1,4 +1,7 @@
-"""v1 routes of the memory graph: namespaces, memories, links, nodes."""
+"""v1 routes of the memory graph: namespaces, memories, links, nodes.
+
+Layers of one concept (one file name): `app/api/memories.py` (the routes);
+`app/operations/memories.py` (the bodies the tools share)."""
 
 from __future__ import annotations
 
@@ -9,14 +12,14 @@ from fastapi import APIRouter, Path, Query, Request, Response, status
 from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from app.api.access import Access, AdminAccess, AnyKey, Engines, ReadAccess, WriteAccess
+from app.api.access import AdminAccess, AnyKey, Engines, ReadAccess, WriteAccess
 from app.api.bodies import JsonBodyRoute
-from app.api.errors import ApiError, error_responses
-from app.api.schemas import LinkBody, MemoryBody, MemorySearchQuery, NamespaceBody, NodePatchBody
+from app.api.errors import error_responses
 from app.domain.decay import SOFT_FORGET_THRESHOLD, projected_activations
 from app.domain.model import Importance
-from app.memory.errors import NotFoundError
-from app.runtime import Runtime
+from app.operations.errors import ApiError
+from app.operations.memories import search_memories, store_memory, visible_node
+from app.operations.schemas import LinkBody, MemoryBody, MemorySearchQuery, NamespaceBody, NodePatchBody
 from hippograph.responses import (
     DecayCurve,
     ImportResponse,
@@ -91,14 +94,6 @@ def list_memories(access: ReadAccess, runtime: Engines, query: Annotated[MemoryS
     return search_memories(access, runtime, query)
 
 
-def search_memories(access: Access, runtime: Runtime, query: MemorySearchQuery) -> dict[str, Any]:
-    """The listing route's body (also the memory_search tool)."""
-    page = runtime.listing.page(access.namespace, query.to_domain(), query.cursor, query.limit, access.viewer)
-    if not page["items"]:  # an unknown namespace lists nothing; checked only then (one read fewer)
-        runtime.namespaces.require(access.namespace)
-    return page
-
-
 @router.post(
     "/{ns}/memories",
     status_code=status.HTTP_201_CREATED,
@@ -114,12 +109,6 @@ def save_memory(access: WriteAccess, body: MemoryBody, runtime: Engines, respons
     if not created:
         response.status_code = status.HTTP_200_OK
     return node
-
-
-def store_memory(access: Access, runtime: Runtime, body: MemoryBody) -> tuple[dict[str, Any], bool]:
-    """The save route's body (also the save_memory_note tool): (node, created)."""
-    memory = body.to_domain(agent_id=access.writing_agent(body.agent_id))
-    return runtime.nodes.save(access.namespace, memory)
 
 
 @router.post(
@@ -143,14 +132,6 @@ def add_link(access: WriteAccess, body: LinkBody, runtime: Engines, response: Re
 def get_node(access: ReadAccess, node_id: NodePath, runtime: Engines) -> dict[str, Any]:
     """A node with its full content, derived tags and relationships."""
     return visible_node(access, node_id, runtime)
-
-
-def visible_node(access: Access, node_id: str, runtime: Runtime, with_relationships: bool = True) -> dict[str, Any]:
-    """The node route's body (also the read_memory_node tool)."""
-    node = runtime.nodes.get(access.namespace, node_id, with_relationships)
-    if not access.viewer.sees(node):  # another agent's private memory: as if it did not exist
-        raise NotFoundError("id", f"node {node_id!r} does not exist")
-    return node
 
 
 @router.get("/{ns}/nodes/{node_id}/decay", response_model=DecayCurve, responses=error_responses(404))

@@ -1,6 +1,9 @@
 """`GET /metrics`: Prometheus text format (app/observability/metrics.py). Open like the health probes
 (app/api/auth.py guards `/v1` and `/mcp` only): it holds no memory content, and namespace names only
-with `HIPPOGRAPH_METRICS_NAMESPACES=1`."""
+with `HIPPOGRAPH_METRICS_NAMESPACES=1`.
+
+Layers of one concept (one file name): `app/observability/metrics.py` (the metrics);
+`app/api/metrics.py` (`GET /metrics`)."""
 
 from __future__ import annotations
 
@@ -22,5 +25,5 @@ def metrics(request: Request) -> Response:
     """Every metric of this process; engine availability and queue depth are read now (within the
     readiness timeout)."""
     runtime = request.app.state.runtime
-    runtime.refresh_metrics()
+    runtime.refresh_metrics(request.app.state.ingest_queue.depth)
     return Response(runtime.metrics.exposition(), media_type=CONTENT_TYPE)

@@ -21,8 +21,8 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from app.api.errors import error_response
 from app.domain.keys import Caller, Role
+from app.operations.errors import error_response
 from app.settings import Settings
 
 log = logging.getLogger(__name__)

@@ -1,5 +1,8 @@
 """v1 routes of the circuit breaker: an agent reports each step of a run and is told to go on, heed
-a warning, or stop; a stopped run is read and resumed with its token."""
+a warning, or stop; a stopped run is read and resumed with its token.
+
+Layers of one concept (one file name): `app/context/runs.py` (runs and their breaker);
+`app/stores/runs.py` (run states in Redis); `app/api/runs.py` (the routes)."""
 
 from __future__ import annotations
 
@@ -10,7 +13,8 @@ from fastapi import APIRouter, Path, Query
 from app.api.access import Engines, ReadAccess, WriteAccess
 from app.api.bodies import JsonBodyRoute
 from app.api.errors import error_responses
-from app.api.schemas import RunResumeBody, RunStepBody, Text
+from app.operations.context_bodies import RunResumeBody, RunStepBody
+from app.operations.fields import Text
 from hippograph.responses import RunStatus, RunStepResult
 
 router = APIRouter(prefix="/v1/namespaces", tags=["context management"], route_class=JsonBodyRoute)

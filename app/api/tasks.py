@@ -1,4 +1,7 @@
-"""v1 routes of task trees: create, change, read, suspend to files, resume."""
+"""v1 routes of task trees: create, change, read, suspend to files, resume.
+
+Layers of one concept (one file name): `app/domain/tasks.py` (task statuses and rules, pure);
+`app/memory/tasks.py` (task trees over the graph); `app/api/tasks.py` (the routes)."""
 
 from __future__ import annotations
 
@@ -11,9 +14,9 @@ from starlette.concurrency import run_in_threadpool
 from app.api.access import Engines, ReadAccess, WriteAccess
 from app.api.bodies import JsonBodyRoute
 from app.api.errors import error_responses
-from app.api.schemas import ResumeBody, TaskBody, TaskPatchBody
 from app.domain.tasks import MAX_TREE_DEPTH
 from app.memory.errors import NotFoundError
+from app.operations.schemas import ResumeBody, TaskBody, TaskPatchBody
 from app.recall.task_context import task_context
 from hippograph.responses import TaskNode, TaskResumed, TaskSuspension
 

@@ -12,9 +12,9 @@ from pydantic import ValidationError
 from app.api.access import AnyKey, Engines, ReadAccess, authorize
 from app.api.bodies import JsonBodyRoute
 from app.api.errors import error_responses, field_path
-from app.api.schemas import ToolCall
 from app.domain.inputs import InputError
 from app.memory.errors import NotFoundError
+from app.operations.schemas import ToolCall
 from app.tools import ADMIN_TOOLS, TOOLS
 from hippograph.responses import ToolList, ToolResult
 

@@ -1,4 +1,7 @@
-"""v1 route of the write path: conversation turns into the hot window and the ingest task."""
+"""v1 route of the write path: conversation turns into the hot window and the ingest task.
+
+Layers of one concept (one file name): `app/domain/turns.py` (the turn and its ids, pure);
+`app/api/turns.py` (the write route)."""
 
 from __future__ import annotations
 
@@ -14,13 +17,15 @@ import kombu.exceptions
 from fastapi import APIRouter, Path, Request, Response, status
 from starlette.concurrency import run_in_threadpool
 
-from app.api.access import Engines, ReadAccess, WriteAccess
+from app.api.access import Engines, IngestTasks, ReadAccess, WriteAccess
 from app.api.bodies import JsonBodyRoute
-from app.api.errors import ApiError, error_responses
-from app.api.schemas import TurnsBody
+from app.api.errors import error_responses
 from app.domain.turns import dialogue_id
 from app.errors import EngineUnavailable
 from app.memory.hot_window import BatchHold
+from app.memory.ingest_queue import IngestQueue
+from app.operations.errors import ApiError
+from app.operations.schemas import TurnsBody
 from app.runtime import Runtime
 from app.stores.hot import UNAVAILABLE_ERRORS as REDIS_UNAVAILABLE_ERRORS
 from hippograph.responses import BatchStatus, TurnsAccepted, TurnsIngested
@@ -42,7 +47,7 @@ WAIT_TIMEOUT_S = 600.0
     },
 )
 async def post_turns(
-    access: WriteAccess, body: TurnsBody, runtime: Engines, request: Request, response: Response
+    access: WriteAccess, body: TurnsBody, runtime: Engines, queue: IngestTasks, request: Request, response: Response
 ) -> dict[str, Any]:
     """Turns land in the hot window at once (searchable before the tracks run); a task runs the
     tracks. 202 with the node ids; with `wait`, 200 once every track has run. Retrying the same
@@ -61,8 +66,8 @@ async def post_turns(
     batch_id = str(uuid.uuid4())
     hold = BatchHold(batch_id, time.time() + runtime.settings.pending_resume_after_s, queued=not body.wait)
     new = await run_in_threadpool(runtime.hot_window.add, ns, turns, node_ids, hold)
-    await run_in_threadpool(runtime.batches.queued, ns, batch_id, len(turns), now)
-    await run_in_threadpool(queue_ingest, runtime, ns, [t.key for t in turns], batch_id, request, body.wait)
+    await run_in_threadpool(runtime.batches.queued, ns, batch_id, [t.key for t in turns], now)
+    await run_in_threadpool(queue_ingest, runtime, queue, ns, [t.key for t in turns], batch_id, request, body.wait)
     result: dict[str, Any] = {
         "task_id": batch_id,
         "batch_id": batch_id,
@@ -73,16 +78,20 @@ async def post_turns(
         ],
     }
     if body.wait:
-        from jobs.celery_tasks import ingest_turns
-
         with broker_unavailable():  # the result backend is the same Redis
-            result["report"] = await _wait_for(ingest_turns.AsyncResult(batch_id))
+            result["report"] = await _wait_for(queue, batch_id)
         response.status_code = status.HTTP_200_OK
     return result
 
 
 def queue_ingest(
-    runtime: Runtime, ns: str, keys: list[str], batch_id: str, request: Request, link_inline: bool = False
+    runtime: Runtime,
+    queue: IngestQueue,
+    ns: str,
+    keys: list[str],
+    batch_id: str,
+    request: Request,
+    link_inline: bool = False,
 ) -> None:
     """Queue the ingest task `batch_id` for the pending `keys`, claimed for it first: the
     `resume_pending` job leaves them to it for `HIPPOGRAPH_PENDING_RESUME_AFTER` (it may wait in a
@@ -90,13 +99,10 @@ def queue_ingest(
     was lost). Until its task runs, a running task of the namespace may take them over and write them
     with its own (`HIPPOGRAPH_INGEST_COALESCE`), unless the caller waits (`link_inline`: for the task,
     SEMANTIC edges included, `ingest_turns`). Also the replay of a dead letter."""
-    from jobs.celery_tasks import ingest_turns
-
     lease = runtime.settings.pending_resume_after_s
     runtime.hot_window.claim(ns, keys, batch_id, lease, time.time(), queued=not link_inline)
     with broker_unavailable():  # the turns are in the hot window; a retry stores nothing twice
-        kwargs = {"request_id": getattr(request.state, "request_id", None), "link_inline": link_inline}
-        ingest_turns.apply_async((ns, keys), kwargs, task_id=batch_id)
+        queue.queue(ns, keys, batch_id, getattr(request.state, "request_id", None), link_inline)
 
 
 BatchIdPath = Annotated[str, Path(description="the `batch_id` of a POST …/turns answer")]
@@ -122,12 +128,12 @@ def broker_unavailable() -> Iterator[None]:
         raise EngineUnavailable.wrapping("redis", exc) from exc
 
 
-async def _wait_for(task: Any) -> Any:
+async def _wait_for(queue: IngestQueue, batch_id: str) -> dict[str, Any] | None:
     deadline = time.monotonic() + WAIT_TIMEOUT_S
-    while not await run_in_threadpool(task.ready):
+    while (outcome := await run_in_threadpool(queue.outcome, batch_id)) is None:
         if time.monotonic() > deadline:
             raise ApiError(504, "timeout", f"the write tracks did not finish within {WAIT_TIMEOUT_S:g} s")
         await asyncio.sleep(0.05)
-    if task.failed():
-        raise ApiError(503, "ingest_failed", f"the write tracks failed: {task.result!r}"[:300])
-    return task.result
+    if outcome.error is not None:
+        raise ApiError(503, "ingest_failed", f"the write tracks failed: {outcome.error}"[:300])
+    return outcome.report

@@ -4,7 +4,9 @@ Authentication hashes the presented key (SHA-256) and looks the hash up; the boo
 compared in constant time. Known keys are cached in this process for `cache_ttl_s` seconds (default
 5): a revoked key stops working at once in the process that revoked it and within the TTL in every
 other process. Unknown keys are never cached (a key created a moment ago works at once).
-"""
+
+Layers of one concept (one file name): `app/domain/keys.py` (roles, callers and viewers, pure);
+`app/auth/keys.py` (API keys over the graph); `app/api/keys.py` (the key routes)."""
 
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ from app.domain.keys import (
     same_secret,
 )
 from app.stores.graph import GraphStore
+from app.stores.queries.key_queries import KeyQueries, StoredKey
 
 MAX_CACHED_KEYS = 10_000
 
@@ -36,6 +39,7 @@ class ApiKeys:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.graph = graph
+        self.queries = KeyQueries(graph)
         self._bootstrap_hash = key_hash(bootstrap_key)
         self.cache_ttl_s = cache_ttl_s
         self._clock = clock
@@ -63,7 +67,7 @@ class ApiKeys:
     def look_up(self, key: str) -> Caller | None:
         """`key` read from Neo4j (after `cached` said nothing), then cached for the TTL."""
         hashed = key_hash(key)
-        rows = self.graph.read("keys.by_hash", key_hash=hashed)
+        rows = self.queries.by_hash(key_hash=hashed)
         if not rows or not same_secret(rows[0]["key"]["key_hash"], hashed):
             return None
         caller = _caller(rows[0]["key"])
@@ -87,8 +91,7 @@ class ApiKeys:
     ) -> tuple[dict[str, Any], str]:
         """A new key: its public record and the key itself (shown once, stored only as a hash)."""
         key_id, key = new_key()
-        row = self.graph.write(
-            "keys.create",
+        row = self.queries.create(
             id=key_id,
             key_hash=key_hash(key),
             namespace=namespace,
@@ -101,24 +104,21 @@ class ApiKeys:
         return public(row["key"]), key
 
     def get(self, key_id: str) -> dict[str, Any] | None:
-        rows = self.graph.read("keys.by_id", id=key_id)
+        rows = self.queries.by_id(id=key_id)
         return public(rows[0]["key"]) if rows else None
 
     def listing(self, namespace: str | None) -> list[dict[str, Any]]:
         """The keys of a namespace; None lists every key."""
-        if namespace is None:
-            rows = self.graph.read("keys.list_all")
-        else:
-            rows = self.graph.read("keys.list", namespace=namespace)
+        rows = self.queries.list_all() if namespace is None else self.queries.list_(namespace=namespace)
         return [public(row["key"]) for row in rows]
 
     def revoke(self, key_id: str) -> bool:
-        hashes = [row["key_hash"] for row in self.graph.write("keys.delete", id=key_id)]
+        hashes = [row["key_hash"] for row in self.queries.delete(id=key_id)]
         self._forget(hashes)
         return bool(hashes)
 
     def revoke_namespace(self, namespace: str) -> int:
-        hashes = [row["key_hash"] for row in self.graph.write("keys.delete_namespace_keys", namespace=namespace)]
+        hashes = [row["key_hash"] for row in self.queries.delete_namespace_keys(namespace=namespace)]
         self._forget(hashes)
         return len(hashes)
 
@@ -128,7 +128,7 @@ class ApiKeys:
                 self._cache.pop(hashed, None)
 
 
-def public(stored: dict[str, Any]) -> dict[str, Any]:
+def public(stored: StoredKey) -> dict[str, Any]:
     """A key as the API shows it: never the hash, `namespace` for `key_namespace`."""
     return {
         "id": stored["id"],
@@ -141,7 +141,7 @@ def public(stored: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _caller(stored: dict[str, Any]) -> Caller:
+def _caller(stored: StoredKey) -> Caller:
     return Caller(
         key_id=stored["id"],
         agent_id=stored["agent_id"],

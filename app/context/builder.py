@@ -16,6 +16,7 @@ Without Task nodes the switch still runs: the next step is then the top card.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Literal
@@ -27,8 +28,11 @@ from app.domain.keys import Viewer
 from app.domain.tasks import TaskStatus, status_of
 from app.recall.fusion import Card
 from app.recall.neighbourhood import Neighbourhood, seen_by
-from app.recall.service import DETAIL_IDS_SIZE, NO_MATCH, Recall, RecallRequest, fixed_size
+from app.recall.parameters import DETAIL_IDS_SIZE, NO_MATCH, fixed_size
+from app.recall.request import RecallRequest
+from app.recall.service import Recall
 from app.stores.graph import GraphStore
+from app.stores.queries.recall_queries import DetailsRow, RecallQueries
 
 ACTIVATION_DEPTH = 2
 ACTIVATION_LIMIT = 10
@@ -92,7 +96,8 @@ class ContextBuilder:
         if switched:
             focus = next_step(candidates, statuses)
             candidates, dropped = _switch(candidates, statuses, focus)
-            named = list((details.get(focus) or {}).get("related_ids") or []) if focus else []
+            detail = details.get(focus) if focus else None
+            named = list(detail["related_ids"] or []) if detail else []
             candidates += self._related(namespace, named, {c.id for c in candidates}, request.viewer)
             candidates += self._activated(namespace, focus, {c.id for c in candidates}, request.viewer)
             answer["next_step"] = focus
@@ -111,11 +116,11 @@ class ContextBuilder:
             answer["added"] = [item.candidate.id for item in packed if item.candidate.source != "recall"]
         return answer
 
-    def _details(self, namespace: str, ids: list[str], viewer: Viewer) -> dict[str, dict[str, Any]]:
+    def _details(self, namespace: str, ids: list[str], viewer: Viewer) -> dict[str, DetailsRow]:
         if not ids:
             return {}
         padded = fixed_size(ids, DETAIL_IDS_SIZE, NO_MATCH)
-        rows = self.graph.read("recall.details", namespace=namespace, ids=padded, **seen_by(viewer))
+        rows = RecallQueries(self.graph).details(namespace=namespace, ids=padded, **seen_by(viewer))
         return {row["id"]: row for row in rows}
 
     def _pressure(self, namespace: str, request: ContextRequest) -> float | None:
@@ -146,7 +151,7 @@ class ContextBuilder:
         return sorted(reached, key=lambda c: (-c.score, c.id))
 
 
-def _candidate(card: Card, detail: dict[str, Any]) -> Candidate:
+def _candidate(card: Card, detail: Mapping[str, Any]) -> Candidate:
     content = detail.get("content")
     return Candidate(card.id, card.type, card.summary, content if isinstance(content, str) else None, card.score)
 

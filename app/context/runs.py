@@ -1,6 +1,9 @@
 """Agent runs watched by the circuit breaker: each reported step advances the run's state in Redis
 atomically (app/stores/runs.py); a stopped run is resumed with its token. The rules are in
-`app/context/breaker.py`, the signals in `app/context/signals.py`."""
+`app/context/breaker.py`, the signals in `app/context/signals.py`.
+
+Layers of one concept (one file name): `app/context/runs.py` (runs and their breaker);
+`app/stores/runs.py` (run states in Redis); `app/api/runs.py` (the routes)."""
 
 from __future__ import annotations
 

@@ -10,7 +10,10 @@ alias, or by a first name used alone when exactly one Person's full name starts 
 
 Nothing here compares strings by similarity: "Mel" is "Melanie" only when an alias says so, and
 "张伟" is never "发给张伟" or "张伟国".
-"""
+
+Layers of one concept (one file name): `app/domain/entities.py` (the pure name rules);
+`app/memory/entities.py` (resolution over the graph); `app/api/entities.py` (the merge and split
+routes); `app/evaluation/entities.py` (scoring resolution on a labelled set)."""
 
 from __future__ import annotations
 

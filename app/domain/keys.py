@@ -3,7 +3,9 @@
 A key is `hg_<key id>_<secret>`: the id (public, shown in listings) lets an operator name a key
 without holding it; the secret carries 256 random bits. Only the SHA-256 of the whole key is
 stored: keys are high-entropy, so a fast hash is enough (a slow password hash buys nothing here).
-"""
+
+Layers of one concept (one file name): `app/domain/keys.py` (roles, callers and viewers, pure);
+`app/auth/keys.py` (API keys over the graph); `app/api/keys.py` (the key routes)."""
 
 from __future__ import annotations
 

@@ -8,7 +8,9 @@ Statuses: `pending` (not started), `running`, `blocked` (waiting, e.g. on a depe
 `done`, `failed`, and `suspended` (set only by suspend, left only by resume, which puts back the
 status the task had). `running` and `done` need every dependency `done`. `done` is final; a `failed`
 task may be retried (back to `pending`).
-"""
+
+Layers of one concept (one file name): `app/domain/tasks.py` (task statuses and rules, pure);
+`app/memory/tasks.py` (task trees over the graph); `app/api/tasks.py` (the routes)."""
 
 from __future__ import annotations
 
@@ -37,7 +39,7 @@ FINISHED = frozenset({S.DONE, S.FAILED})
 MAX_TREE_DEPTH = 10
 
 
-def status_of(node: dict[str, object]) -> TaskStatus:
+def status_of(node: Mapping[str, object]) -> TaskStatus:
     """A Task node's status; a Task saved through the generic memory route has none: pending."""
     return TaskStatus(str(node.get("status") or TaskStatus.PENDING))
 

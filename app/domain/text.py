@@ -3,7 +3,7 @@ scripts, overlapping character bigrams for CJK runs (single characters when a ru
 
 Chinese has no spaces, so its stop words are cut out of a run before the bigrams are made
 (`cjk_pieces`): question words (什么, 哪里, 什么时候, 谁, 为什么, 多少), sentence particles (吗, 呢, 吧),
-the structural particles 的 and 了, and polite filler (请问, 告诉我, 你还记得). Left in, they made
+the structural particles 的 and 了, polite filler (请问, 告诉我, 你还记得) and hedges (可能, 大概). Left in, they made
 bigrams of their own ("什么" matched every question in a conversation) and across their edges
 ("么时", "组的")."""
 
@@ -92,6 +92,8 @@ _CJK_STOP_WORDS = (
     "现在", "目前", "之前", "以前", "之后", "以后",
     # function words
     "为了", "除了", "的话", "吗", "呢", "啊", "呀", "嘛", "呗", "哦", "啦",
+    # hedges a question adds ("她可能会选择哪些领域", "英语水平大概怎么样"), no topic of its own
+    "可能", "大概", "大约",
 )
 # fmt: on
 

@@ -1,4 +1,7 @@
-"""Conversation turns: the unit the write path ingests, and the ids derived from them."""
+"""Conversation turns: the unit the write path ingests, and the ids derived from them.
+
+Layers of one concept (one file name): `app/domain/turns.py` (the turn and its ids, pure);
+`app/api/turns.py` (the write route)."""
 
 from __future__ import annotations
 

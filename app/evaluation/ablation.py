@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from app.domain.model import NodeType
 from app.memory.semantic import SemanticLinking
 from app.recall.fusion import FusionWeights
-from app.recall.service import SpreadingSettings
+from app.recall.request import SpreadingSettings
 
 if TYPE_CHECKING:
     from app.runtime import Runtime

@@ -5,7 +5,10 @@ Each case is written through the API into a namespace of its own (saved memories
 A pair merged (both on one node) is a true merge when labelled `same`, else a false merge; a `same`
 pair left on two nodes (or a mention that found no node) is a miss. False merges are the costly
 error: the resolver holds them down by never comparing strings by similarity (app/domain/entities.py).
-"""
+
+Layers of one concept (one file name): `app/domain/entities.py` (the pure name rules);
+`app/memory/entities.py` (resolution over the graph); `app/api/entities.py` (the merge and split
+routes); `app/evaluation/entities.py` (scoring resolution on a labelled set)."""
 
 from __future__ import annotations
 

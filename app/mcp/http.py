@@ -20,11 +20,10 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from app.api.errors import REQUEST_ID_HEADER, error_response
 from app.domain.keys import Caller
-from hippograph.mcp.server import Target, build_server
-
-NAMESPACE_HEADER = "X-Hippograph-Namespace"
+from app.mcp.server import Target, build_server
+from app.operations.errors import REQUEST_ID_HEADER, error_response
+from hippograph.mcp import NAMESPACE_HEADER
 
 
 def target_of(ctx: ServerRequestContext[Any, Any], client: httpx.AsyncClient) -> Target:

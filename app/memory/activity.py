@@ -19,6 +19,7 @@ from app.domain.importance import PROMOTION_ACCESS_COUNT, promote_on_access
 from app.domain.model import LN2, Importance, half_life_table
 from app.stores.graph import GraphStore
 from app.stores.hot import namespace_key
+from app.stores.queries.learning_queries import Access, LearningQueries
 
 FLUSH_BATCH = 5000
 
@@ -61,11 +62,10 @@ class AccessLog:
             pipe.execute()
         batch = str(self.hot.get(batch_key))
         counts = self.hot.hgetall(flushing)
-        accesses = [{"id": node_id, "count": int(count)} for node_id, count in counts.items()]  # type: ignore[union-attr]
+        accesses = [Access(id=node_id, count=int(count)) for node_id, count in counts.items()]  # type: ignore[union-attr,typeddict-item]
         updated = 0
         for start in range(0, len(accesses), FLUSH_BATCH):
-            updated += self.graph.write(
-                "learning.apply_accesses",
+            updated += LearningQueries(self.graph).apply_accesses(
                 namespace=namespace,
                 accesses=accesses[start : start + FLUSH_BATCH],
                 batch=batch,

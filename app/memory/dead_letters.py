@@ -7,7 +7,9 @@ it was tried. Putting a turn aside removes it from the pending hash in the same 
 replay puts the record back in the pending hash (claimed for the replay's task) and drops the dead
 letter, also in one transaction. The id is the turn's node id (`dialogue:…`, as the POST answer
 named it), or `unreadable:<digest of the turn key>` for a record that names none.
-"""
+
+Layers of one concept (one file name): `app/api/dead_letters.py` (the routes);
+`app/memory/dead_letters.py` (turns put aside and replayed)."""
 
 from __future__ import annotations
 

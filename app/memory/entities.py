@@ -4,13 +4,15 @@ says how names are compared), and the explicit aliases that bind more names to a
 One read (`entity.resolve`, index-backed: `memory_name`, `entity_alias_key`) answers a whole batch of
 names; every writer asks it before deriving an id, so a saved Person, a speaker and a name in a
 turn land on one node. Only names the namespace already holds resolve; the others are new.
-"""
+
+Layers of one concept (one file name): `app/domain/entities.py` (the pure name rules);
+`app/memory/entities.py` (resolution over the graph); `app/api/entities.py` (the merge and split
+routes); `app/evaluation/entities.py` (scoring resolution on a labelled set)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
-from typing import Any
 
 from app.domain.entities import EntityName, first_name, is_given_name, join_cjk, pick_resolution
 from app.domain.inputs import InputError
@@ -18,8 +20,7 @@ from app.domain.model import NodeType
 from app.extract.names import normalize_name
 from app.extract.types import EntityKind, EntityMention, FactMention
 from app.memory.errors import ConflictError
-
-Run = Callable[..., list[dict[str, Any]]]  # GraphStore.read or GraphTx.run
+from app.stores.queries.entity_queries import EntityQueries
 
 
 def entity_key(name: str) -> str:
@@ -52,7 +53,7 @@ def entity_name(node_type: NodeType, name: str) -> EntityName | None:
 
 
 def resolve_names(
-    run: Run, namespace: str, names: Iterable[EntityName], *, first_names: bool = True
+    queries: EntityQueries, namespace: str, names: Iterable[EntityName], *, first_names: bool = True
 ) -> dict[EntityName, str]:
     """The existing node each name stands for (names that resolve to none are left out). With
     `first_names`, a first name used alone also resolves to the one Person whose full name starts
@@ -60,7 +61,7 @@ def resolve_names(
     wanted = sorted(set(names))
     if not wanted:
         return {}
-    rows = run("entity.resolve", namespace=namespace, names=[
+    rows = queries.resolve(namespace=namespace, names=[
         {"type": name.type.value, "key": name.key, "derived": name.derived_id,
          "given": first_names and name.type == NodeType.PERSON and is_given_name(name.key)}
         for name in wanted
@@ -102,7 +103,7 @@ def alias_names(node_type: NodeType, own: EntityName | None, aliases: Sequence[s
 
 
 def bind_aliases(
-    run: Run, namespace: str, node_id: str, node_type: NodeType, aliases: Sequence[tuple[str, str]],
+    queries: EntityQueries, namespace: str, node_id: str, node_type: NodeType, aliases: Sequence[tuple[str, str]],
     now: datetime, origin: str, field: str = "aliases",
 ) -> None:
     """Make each alias name `node_id` (idempotent). An alias another node is named, or is an alias
@@ -110,19 +111,19 @@ def bind_aliases(
     if not aliases:
         return
     names = [EntityName(node_type, key) for _, key in aliases]
-    holders = resolve_names(run, namespace, names, first_names=False)
+    holders = resolve_names(queries, namespace, names, first_names=False)
     for index, name in enumerate(names):
         holder = holders.get(name)
         if holder is not None and holder != node_id:
             raise ConflictError(
                 f"{field}[{index}]", f"{aliases[index][0]!r} already names {holder!r} (merge the two nodes instead)"
             )
-    rows = run("entity.bind_aliases", namespace=namespace, id=node_id, type=node_type.value, origin=origin, now=now,
+    rows = queries.bind_aliases(namespace=namespace, id=node_id, type=node_type.value, origin=origin, now=now,
                aliases=[{"key": key, "name": alias} for alias, key in aliases])  # fmt: skip
     for index, row in enumerate(rows):
         if row["target_id"] != node_id:  # bound by a concurrent write meanwhile
             raise ConflictError(f"{field}[{index}]", f"{aliases[index][0]!r} already names {row['target_id']!r}")
-    run("entity.set_aliases", namespace=namespace, id=node_id, names=[alias for alias, _ in aliases],
+    queries.set_aliases(namespace=namespace, id=node_id, names=[alias for alias, _ in aliases],
         keys=[key for _, key in aliases])  # fmt: skip
 
 
@@ -130,11 +131,11 @@ def bind_aliases(
 MAX_REDIRECTS = 16
 
 
-def follow_redirects(run: Run, namespace: str, node_id: str) -> str | None:
+def follow_redirects(queries: EntityQueries, namespace: str, node_id: str) -> str | None:
     """The node an id merged into another now is (following merges of merges), else None."""
     current, seen = node_id, {node_id}
     for _ in range(MAX_REDIRECTS):
-        rows = run("entity.redirect", namespace=namespace, id=current)
+        rows = queries.redirect(namespace=namespace, id=current)
         if not rows:
             break
         current = rows[0]["keep_id"]

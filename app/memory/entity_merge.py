@@ -27,6 +27,8 @@ from app.memory.nodes import MemoryNodes
 from app.memory.records import create_links, oriented
 from app.memory.semantic import NodeText, SemanticIndexer, embedding_text
 from app.stores.graph import GraphStore, GraphTx
+from app.stores.queries.entity_queries import EntityQueries
+from app.stores.queries.memory_queries import MemoryQueries
 from app.stores.vectors import VectorStore
 
 
@@ -80,7 +82,7 @@ class EntityMerges:
         )
         if changed:
             merged_id = record["merged_id"]
-            row = self.graph.read("memory.get", namespace=namespace, id=merged_id)[0]
+            row = MemoryQueries(self.graph).get(namespace=namespace, id=merged_id)[0]
             self.semantic.index(namespace, [NodeText(merged_id, row["type"], embedding_text(row["node"]))], now)
         return self._answer(namespace, record, changed)
 
@@ -90,17 +92,18 @@ class EntityMerges:
         self, tx: GraphTx, namespace: str, keep_id: str, merged_id: str, agent_id: str | None, now: datetime
     ) -> tuple[dict[str, Any], bool]:
         merge_id = merge_record_id(keep_id, merged_id)
-        merged = tx.run("memory.get", namespace=namespace, id=merged_id)
+        memories, entities = MemoryQueries(tx), EntityQueries(tx)
+        merged = memories.get(namespace=namespace, id=merged_id)
         if not merged:
-            found = tx.run("entity.record", namespace=namespace, merge_id=None, merged_id=merged_id)
+            found = entities.record(namespace=namespace, merge_id=None, merged_id=merged_id)
             if found and found[0]["record"]["keep_id"] == keep_id:
                 return found[0]["record"], False  # merged already
             if found:
                 raise ConflictError("merged_id", f"{merged_id!r} was merged into {found[0]['record']['keep_id']!r}")
             raise NotFoundError("merged_id", f"node {merged_id!r} does not exist")
-        keep = tx.run("memory.get", namespace=namespace, id=keep_id)
+        keep = memories.get(namespace=namespace, id=keep_id)
         if not keep:
-            survivor = follow_redirects(tx.run, namespace, keep_id)
+            survivor = follow_redirects(entities, namespace, keep_id)
             if survivor is not None:
                 raise ConflictError("keep_id", f"{keep_id!r} was merged into {survivor!r}: merge into that")
             raise NotFoundError("keep_id", f"node {keep_id!r} does not exist")
@@ -111,25 +114,32 @@ class EntityMerges:
         if merged_type != node_type:
             raise InputError("merged_id", f"a {merged_type} does not merge into a {node_type}")
 
-        relationships = tx.run("entity.node_relationships", namespace=namespace, id=merged_id)
+        relationships = entities.node_relationships(namespace=namespace, id=merged_id)
         moved = [row for rel in relationships if (row := _moved(rel, merged_id, keep_id)) is not None]
         created = create_links(tx, namespace, moved)
         added = [{key: row[key] for key in ("type", "source_id", "target_id")} for row in created if row["created"]]
-        moved_alias_keys = tx.run("entity.repoint_aliases", namespace=namespace, from_id=merged_id, to_id=keep_id)
+        moved_alias_keys = entities.repoint_aliases(namespace=namespace, from_id=merged_id, to_id=keep_id)
         turns = [t for t in merged_node.get("source_turn_ids", []) if t not in survivor_node.get("source_turn_ids", [])]
         name_key = merged_node.get("name_key")
-        tx.run("entity.update_survivor", namespace=namespace, id=keep_id, turn_ids=turns, merged_id=merged_id,
-               name_key=name_key, now=now)  # fmt: skip
-        tx.run("memory.forget", namespace=namespace, id=merged_id)
+        entities.update_survivor(
+            namespace=namespace, id=keep_id, turn_ids=turns, merged_id=merged_id, name_key=name_key, now=now
+        )
+        memories.forget(namespace=namespace, id=merged_id)
         # The merged node's name names the survivor from now on (an alias the split removes again).
         alias_names: list[str] = []
         if name_key and name_key != (survivor_node.get("name_key") or name_key):
             label = merged_node.get("label", name_key)
-            bound = tx.run("entity.bind_aliases", namespace=namespace, id=keep_id, type=node_type, origin=merge_id,
-                           now=now, aliases=[{"key": name_key, "name": label}])  # fmt: skip
+            bound = entities.bind_aliases(
+                namespace=namespace,
+                id=keep_id,
+                type=node_type,
+                origin=merge_id,
+                now=now,
+                aliases=[{"key": name_key, "name": label}],
+            )
             if bound[0]["target_id"] == keep_id:
                 alias_names = [label]
-                tx.run("entity.set_aliases", namespace=namespace, id=keep_id, names=alias_names, keys=[name_key])
+                entities.set_aliases(namespace=namespace, id=keep_id, names=alias_names, keys=[name_key])
         record = {
             "keep_id": keep_id,
             "merged_id": merged_id,
@@ -147,7 +157,7 @@ class EntityMerges:
             "split_at": None,
             "split_by": None,
         }
-        saved = tx.run("entity.save_record", namespace=namespace, merge_id=merge_id, record=record)
+        saved = entities.save_record(namespace=namespace, merge_id=merge_id, record=record)
         return saved[0]["record"], True
 
     # -- split -------------------------------------------------------------------------------------
@@ -157,35 +167,54 @@ class EntityMerges:
         now: datetime,
     ) -> tuple[dict[str, Any], bool]:  # fmt: skip
         field = "merge_id" if merge_id is not None else "merged_id"
-        found = tx.run("entity.record", namespace=namespace, merge_id=merge_id, merged_id=merged_id)
+        memories, entities = MemoryQueries(tx), EntityQueries(tx)
+        found = entities.record(namespace=namespace, merge_id=merge_id, merged_id=merged_id)
         if not found:
             raise NotFoundError(field, f"no merge {merge_id or merged_id!r} in force")
         record = found[0]["record"]
         if record["state"] == "split":
             return record, False
         keep_id, merged_id = record["keep_id"], record["merged_id"]
-        if not tx.run("memory.get", namespace=namespace, id=keep_id):
+        if not memories.get(namespace=namespace, id=keep_id):
             raise ConflictError(field, f"the survivor {keep_id!r} is gone: nothing to split from")
         node = _decode(record["node_json"])
         properties = {key: value for key, value in node.items() if key not in {"namespace", "id", "namespace_term"}}
-        restored = tx.run("memory.create", namespace=namespace, namespace_term=namespace_term(namespace),
-                          id=merged_id, type=record["type"], properties=properties)  # fmt: skip
+        restored = memories.create(
+            namespace=namespace,
+            namespace_term=namespace_term(namespace),
+            id=merged_id,
+            type=record["type"],
+            properties=properties,
+        )
         if not restored[0]["created"]:
             raise ConflictError(field, f"a node {merged_id!r} exists again: merge or forget it first")
-        tx.run("entity.delete_links", namespace=namespace, links=_decode(record["added_json"]))
+        entities.delete_links(namespace=namespace, links=_decode(record["added_json"]))
         create_links(tx, namespace, [
             {"type": rel["type"], "source_id": rel["source_id"], "target_id": rel["target_id"],
              "properties": rel["properties"]}
             for rel in _decode(record["relationships_json"])
         ])  # fmt: skip
-        tx.run("entity.restore_survivor", namespace=namespace, id=keep_id, turn_ids=record["added_turn_ids"],
-               merged_id=merged_id, name_key_set=record["name_key_set"], now=now)  # fmt: skip
+        entities.restore_survivor(
+            namespace=namespace,
+            id=keep_id,
+            turn_ids=record["added_turn_ids"],
+            merged_id=merged_id,
+            name_key_set=record["name_key_set"],
+            now=now,
+        )
         if record["alias_names"]:
-            tx.run("entity.unset_aliases", namespace=namespace, id=keep_id, names=record["alias_names"],
-                   keys=[node.get("name_key")])  # fmt: skip
-        tx.run("entity.restore_aliases", namespace=namespace, type=record["type"], keep_id=keep_id,
-               merged_id=merged_id, moved_keys=record["moved_alias_keys"], merge_id=record["id"])  # fmt: skip
-        marked = tx.run("entity.mark_split", namespace=namespace, merge_id=record["id"], now=now, agent_id=agent_id)
+            entities.unset_aliases(
+                namespace=namespace, id=keep_id, names=record["alias_names"], keys=[node.get("name_key")]
+            )
+        entities.restore_aliases(
+            namespace=namespace,
+            type=record["type"],
+            keep_id=keep_id,
+            merged_id=merged_id,
+            moved_keys=record["moved_alias_keys"],
+            merge_id=record["id"],
+        )
+        marked = entities.mark_split(namespace=namespace, merge_id=record["id"], now=now, agent_id=agent_id)
         return marked[0]["record"], True
 
     # -- answer ------------------------------------------------------------------------------------

@@ -41,6 +41,8 @@ from app.memory.records import relationship_properties
 from app.memory.semantic import SemanticIndexer
 from app.stores.graph import GraphStore, GraphTx
 from app.stores.hot import namespace_key
+from app.stores.queries.erasure_queries import CorrectedTurn, ErasureQueries, SourceFilter, SourcesRow
+from app.stores.queries.ingest_queries import EpisodeSummary, IngestQueries, TurnRow
 from app.stores.vectors import VectorStore
 
 CHUNK_SOURCES = 2000  # sources per write transaction: a large forgetting is several bounded ones
@@ -64,7 +66,7 @@ class ForgetFilter:
         """The same filter, limited to what `agent_id` wrote (a writer key's own agent)."""
         return replace(self, agent_id=agent_id)
 
-    def params(self) -> dict[str, Any]:
+    def params(self) -> SourceFilter:
         return {
             "agent_id": self.agent_id,
             "session_id": self.session_id,
@@ -167,7 +169,7 @@ class Erasure:
     ) -> dict[str, Any]:
         """Forget what `what` names (or, `dry_run`, count it); returns the counts and, when done, the
         audit record's id."""
-        sources = self.graph.read("erasure.sources", namespace=namespace, **what.params())
+        sources = ErasureQueries(self.graph).sources(namespace=namespace, **what.params())
         counts = ForgetCounts()
         if dry_run:
             for chunk in _chunks(sources):
@@ -184,16 +186,15 @@ class Erasure:
         # the namespace meanwhile makes it an undercount, never a negative.
         counts.vectors = max(0, before - self.vectors.count(namespace))
         audit_id = f"forget:{uuid.uuid4().hex}"
-        self.graph.write(
-            "erasure.record_audit", id=audit_id, namespace=namespace, at=now, role=by.role, agent_id=by.agent_id,
-            key_id=by.key_id, filter=json.dumps(what.as_json(), sort_keys=True),
-            counts=json.dumps(counts.as_json(), sort_keys=True),
+        ErasureQueries(self.graph).record_audit(
+            id=audit_id, namespace=namespace, at=now, role=by.role, agent_id=by.agent_id, key_id=by.key_id,
+            filter=json.dumps(what.as_json(), sort_keys=True), counts=json.dumps(counts.as_json(), sort_keys=True),
         )  # fmt: skip
         return {"dry_run": False, "counts": counts.as_json(), "audit_id": audit_id}
 
     def audit(self, namespace: str, limit: int = AUDIT_LIMIT) -> list[dict[str, Any]]:
         """The namespace's forgettings, newest first: who, when, the filter, the counts."""
-        rows = self.graph.read("erasure.audit", namespace=namespace, limit=limit)
+        rows = ErasureQueries(self.graph).audit(namespace=namespace, limit=limit)
         return [
             {
                 "id": r["id"], "at": r["at"], "role": r["role"], "agent_id": r.get("agent_id"),
@@ -204,18 +205,18 @@ class Erasure:
 
     def delete_audit(self, namespace: str) -> int:
         """With the namespace."""
-        return int(self.graph.write("erasure.delete_audit", namespace=namespace)[0]["deleted"])
+        return int(ErasureQueries(self.graph).delete_audit(namespace=namespace)[0]["deleted"])
 
     # -- a turn corrected in place (`"replace": true`) ---------------------------------------------
 
-    def correct(self, namespace: str, rows: Sequence[dict[str, Any]], now: datetime) -> int:
+    def correct(self, namespace: str, rows: Sequence[TurnRow], now: datetime) -> int:
         """Corrections, before the write tracks run on their new text: each stored turn whose text or
         speaker differs from its row (`Ingestor` turn rows) keeps its old version in `history`, and
         what the tracks derived from it alone goes (facts, events, inferences; facts another turn
         also states stay, without this turn's provenance), with its vectors; the tracks then derive
         again from the new text. Returns how many turns changed; a repeat changes nothing."""
         stored = {
-            r["id"]: r for r in self.graph.read("erasure.turns", namespace=namespace, ids=[r["id"] for r in rows])
+            r["id"]: r for r in ErasureQueries(self.graph).turns(namespace=namespace, ids=[r["id"] for r in rows])
         }
         changed = [
             row for row in rows
@@ -225,19 +226,19 @@ class Erasure:
         if not changed:
             return 0
         turns = [
-            {
-                "id": row["id"], "person_id": row["person_id"],
-                "properties": {name: row["properties"].get(name) for name in CORRECTED_PROPERTIES},
-                "history": [json.dumps({"text": stored[row["id"]]["text"], "speaker": stored[row["id"]]["speaker"],
-                                        "replaced_at": now.isoformat()}, ensure_ascii=False)],
-            }
+            CorrectedTurn(
+                id=row["id"], person_id=row["person_id"],
+                properties={name: row["properties"].get(name) for name in CORRECTED_PROPERTIES},
+                history=[json.dumps({"text": stored[row["id"]]["text"], "speaker": stored[row["id"]]["speaker"],
+                                     "replaced_at": now.isoformat()}, ensure_ascii=False)],
+            )
             for row in changed
         ]  # fmt: skip
 
         def work(tx: GraphTx) -> int:
             plan = self._plan(tx, namespace, [stored[row["id"]] for row in changed], keep_sources=True)
             self._apply(tx, namespace, plan, now)
-            return int(tx.run("erasure.replace_turns", namespace=namespace, turns=turns, now=now)[0]["replaced"])
+            return int(ErasureQueries(tx).replace_turns(namespace=namespace, turns=turns, now=now)[0]["replaced"])
 
         replaced = self.graph.write_transaction(work)
         self.vectors.delete(namespace, [row["id"] for row in changed])  # the tracks embed the new text
@@ -245,31 +246,30 @@ class Erasure:
 
     # -- the parts --------------------------------------------------------------------------------
 
-    def _plan(
-        self, tx: GraphTx, namespace: str, sources: Sequence[dict[str, Any]], keep_sources: bool = False
-    ) -> _Plan:
+    def _plan(self, tx: GraphTx, namespace: str, sources: Sequence[SourcesRow], keep_sources: bool = False) -> _Plan:
+        erasure = ErasureQueries(tx)
         source_ids = [row["id"] for row in sources]
         turns = [row["id"] for row in sources if row["turn"]]
-        derived = tx.run("erasure.derived_only_from", namespace=namespace, ids=turns)[0]["ids"]
+        derived = erasure.derived_only_from(namespace=namespace, ids=turns)[0]["ids"]
         if keep_sources:  # a corrected turn stays in its session
             derived = [node for node in derived if not node.startswith("episode:")]
         gone = list(dict.fromkeys(([] if keep_sources else source_ids) + derived))
-        inferences = tx.run("erasure.orphan_inferences", namespace=namespace, gone=gone)[0]["ids"]
+        inferences = erasure.orphan_inferences(namespace=namespace, gone=gone)[0]["ids"]
         gone += [i for i in inferences if i not in gone]
         # A turn kept in place (a correction) counts as going for provenance, not for deletion.
         going = gone + turns if keep_sources else gone
-        neighbours = tx.run("erasure.neighbours", namespace=namespace, gone=going)[0]["ids"]
-        entities = tx.run("erasure.orphaned_entities", namespace=namespace, candidates=neighbours, gone=going)[0]
+        neighbours = erasure.neighbours(namespace=namespace, gone=going)[0]["ids"]
+        entities = erasure.orphaned_entities(namespace=namespace, candidates=neighbours, gone=going)[0]
         gone += [e for e in entities["ids"] if e not in gone]
         turn_ids = [row["turn_id"] for row in sources if row["turn"] and row["turn_id"] is not None]
         return _Plan(gone, turns, turn_ids, neighbours, going + entities["ids"])
 
-    def _count(self, tx: GraphTx, *, namespace: str, sources: Sequence[dict[str, Any]]) -> ForgetCounts:
+    def _count(self, tx: GraphTx, *, namespace: str, sources: Sequence[SourcesRow]) -> ForgetCounts:
         plan = self._plan(tx, namespace, sources)
-        row = tx.run("erasure.count_going", namespace=namespace, gone=plan.gone)[0]
+        row = ErasureQueries(tx).count_going(namespace=namespace, gone=plan.gone)[0]
         return ForgetCounts(nodes={r["type"]: r["n"] for r in row["nodes"]}, relationships=row["relationships"])
 
-    def _forget_chunk(self, namespace: str, sources: Sequence[dict[str, Any]], now: datetime) -> ForgetCounts:
+    def _forget_chunk(self, namespace: str, sources: Sequence[SourcesRow], now: datetime) -> ForgetCounts:
         def work(tx: GraphTx) -> tuple[ForgetCounts, _Plan]:
             plan = self._plan(tx, namespace, sources)
             return self._apply(tx, namespace, plan, now), plan
@@ -287,36 +287,35 @@ class Erasure:
 
     def _apply(self, tx: GraphTx, namespace: str, plan: _Plan, now: datetime) -> ForgetCounts:
         """Repair what survives, then delete `plan.gone`, in the caller's transaction."""
-        going = tx.run("erasure.count_going", namespace=namespace, gone=plan.gone)[0]
+        erasure, ingest = ErasureQueries(tx), IngestQueries(tx)
+        going = erasure.count_going(namespace=namespace, gone=plan.gone)[0]
         counts = ForgetCounts(nodes={r["type"]: r["n"] for r in going["nodes"]}, relationships=going["relationships"])
-        counts.facts_restored = tx.run("erasure.repair_timelines", namespace=namespace, gone=plan.gone, now=now)[0][
-            "repaired"
-        ]
-        subjects = tx.run("erasure.event_subjects", namespace=namespace, gone=plan.gone)[0]["subject_keys"]
-        dropped = tx.run(
-            "erasure.drop_provenance", namespace=namespace, turns=plan.turns, gone=plan.going, turn_ids=plan.turn_ids
+        counts.facts_restored = erasure.repair_timelines(namespace=namespace, gone=plan.gone, now=now)[0]["repaired"]
+        subjects = erasure.event_subjects(namespace=namespace, gone=plan.gone)[0]["subject_keys"]
+        dropped = erasure.drop_provenance(
+            namespace=namespace, turns=plan.turns, gone=plan.going, turn_ids=plan.turn_ids
         )
         counts.provenance_dropped = sum(row["updated"] for row in dropped)
         episodes = sorted({e for row in dropped for e in row["episodes"]})
-        tx.run("erasure.delete_nodes", namespace=namespace, gone=plan.gone)
+        erasure.delete_nodes(namespace=namespace, gone=plan.gone)
         # The chains and summaries of what survives, by the write path's own queries.
         if episodes:
-            tx.run("ingest.chain_sessions", namespace=namespace, episode_ids=episodes, structural=_structural(now))
-            texts = tx.run("ingest.session_texts", namespace=namespace, episode_ids=episodes)
-            summaries = [
+            ingest.chain_sessions(namespace=namespace, episode_ids=episodes, structural=_structural(now))
+            texts = ingest.session_texts(namespace=namespace, episode_ids=episodes)
+            summaries: list[EpisodeSummary] = [
                 {"id": row["id"], "summary": extractive_summary(row["texts"], 1, max_chars=150),
                  "content": extractive_summary(row["texts"], SUMMARY_SENTENCES) or f"Session {row['session_id']}"}
                 for row in texts
             ]  # fmt: skip
-            tx.run("ingest.set_episode_summaries", namespace=namespace, episodes=summaries, now=now)
+            ingest.set_episode_summaries(namespace=namespace, episodes=summaries, now=now)
         if any(node.startswith("episode:") for node in plan.gone):
-            tx.run("ingest.chain_episodes", namespace=namespace, structural=_structural(now))
+            ingest.chain_episodes(namespace=namespace, structural=_structural(now))
         if subjects:
-            tx.run("ingest.chain_events", namespace=namespace, subject_keys=subjects, structural=_structural(now))
+            ingest.chain_events(namespace=namespace, subject_keys=subjects, structural=_structural(now))
         return counts
 
     def _redis_matches(
-        self, namespace: str, what: ForgetFilter, sources: Sequence[dict[str, Any]], remove: bool
+        self, namespace: str, what: ForgetFilter, sources: Sequence[SourcesRow], remove: bool
     ) -> tuple[int, int]:
         """The named turns' hot-window entries and dead letters: (turns in the window or pending, dead
         letters); `remove` takes them out. Turns still pending are matched by their stored records."""
@@ -358,7 +357,7 @@ class Erasure:
             pipe.execute()
 
 
-def _chunks(sources: Sequence[dict[str, Any]]) -> list[Sequence[dict[str, Any]]]:
+def _chunks(sources: Sequence[SourcesRow]) -> list[Sequence[SourcesRow]]:
     return [sources[i : i + CHUNK_SOURCES] for i in range(0, len(sources), CHUNK_SOURCES)] or [[]]
 
 

@@ -1,4 +1,8 @@
-"""Errors the memory operations raise; the API maps each to one HTTP status."""
+"""Errors the memory operations raise; the API maps each to one HTTP status.
+
+Layers of one concept (one file name): `app/errors.py` (engine errors any layer raises);
+`app/memory/errors.py` (the memory operations' errors); `app/operations/errors.py` (`ApiError` and
+the one error body); `app/api/errors.py` (the handlers answering every error in that shape)."""
 
 from __future__ import annotations
 

@@ -16,6 +16,9 @@ from app.domain.decay import EDGE_HALF_LIFE_HOURS, EDGE_WEIGHT_FLOOR, SOFT_FORGE
 from app.domain.model import LN2, half_life_table, prune_weight_table
 from app.memory.namespaces import Namespaces
 from app.stores.graph import GraphStore
+from app.stores.queries.forgetting_queries import ForgettingQueries
+from app.stores.queries.memory_queries import MemoryQueries
+from app.stores.queries.namespace_queries import NamespaceQueries
 from app.stores.vectors import VectorStore
 
 DELETE_BATCH = 50_000
@@ -51,30 +54,26 @@ class Forgetting:
         self.soft_forget_threshold = soft_forget_threshold
 
     def decay(self, namespace: str, now: datetime) -> DecayReport:
-        nodes = self.graph.run_batched(
-            "forgetting.decay_nodes", namespace=namespace, now=now, ln2=LN2, half_lives=half_life_table()
-        )[0]["decayed"]
-        edges = self.graph.run_batched(
-            "forgetting.decay_edges",
+        queries = ForgettingQueries(self.graph)
+        nodes = queries.decay_nodes(namespace=namespace, now=now, ln2=LN2, half_lives=half_life_table())[0]["decayed"]
+        edges = queries.decay_edges(
             namespace=namespace,
             now=now,
             ln2=LN2,
             edge_half_life=EDGE_HALF_LIFE_HOURS,
         )[0]["decayed"]
-        soft = self.graph.read(
-            "forgetting.count_soft_forgotten", namespace=namespace, threshold=self.soft_forget_threshold
-        )[0]["count"]
+        soft = queries.count_soft_forgotten(namespace=namespace, threshold=self.soft_forget_threshold)[0]["count"]
         return DecayReport(nodes=nodes, edges=edges, soft_forgotten=soft)
 
     def prune(self, namespace: str) -> PruneReport:
         settings = self.namespaces.settings_of(namespace)
-        before = self.graph.read("namespace.count_memories", namespace=namespace)[0]["count"]
+        queries = ForgettingQueries(self.graph)
+        before = NamespaceQueries(self.graph).count_memories(namespace=namespace)[0]["count"]
         deleted_nodes = 0
         if before > settings.capacity:
             victims = [
                 row["id"]
-                for row in self.graph.read(
-                    "forgetting.prune_candidates",
+                for row in queries.prune_candidates(
                     namespace=namespace,
                     prune_weights=prune_weight_table(),
                     limit=before - settings.low_water_mark,
@@ -82,9 +81,7 @@ class Forgetting:
             ]
             for start in range(0, len(victims), DELETE_BATCH):
                 deleted_nodes += self._delete_nodes(namespace, victims[start : start + DELETE_BATCH])
-        deleted_edges = self.graph.run_batched(
-            "forgetting.delete_weak_edges", namespace=namespace, floor=EDGE_WEIGHT_FLOOR
-        )[0]["deleted"]
+        deleted_edges = queries.delete_weak_edges(namespace=namespace, floor=EDGE_WEIGHT_FLOOR)[0]["deleted"]
         return PruneReport(before, before - deleted_nodes, deleted_nodes, deleted_edges)
 
     def _delete_nodes(self, namespace: str, ids: list[str]) -> int:
@@ -93,11 +90,11 @@ class Forgetting:
         deleted = 0
         remaining = ids
         for _ in range(DELETE_ATTEMPTS):
-            row = self.graph.run_batched("forgetting.delete_nodes", namespace=namespace, ids=remaining)[0]
+            row = ForgettingQueries(self.graph).delete_nodes(namespace=namespace, ids=remaining)[0]
             deleted += row["deleted"] or 0
             if row["deleted"] == row["attempted"]:
                 break
-            missing = set(self.graph.read("memory.missing_ids", namespace=namespace, ids=remaining)[0]["missing"])
+            missing = set(MemoryQueries(self.graph).missing_ids(namespace=namespace, ids=remaining)[0]["missing"])
             remaining = [node_id for node_id in remaining if node_id not in missing]
         self.vectors.delete(namespace, ids)
         return deleted

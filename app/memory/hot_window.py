@@ -345,6 +345,12 @@ class HotWindow:
         taken = self.client.eval(_COALESCE, 3, *keys, owner, repr(now + lease_s), repr(now), str(limit))
         return [str(key) for key in taken]  # type: ignore[union-attr]
 
+    def taken_from(self, namespace: str, keys: Sequence[str]) -> set[str]:
+        """The queued batches a running task took `keys` over from (`coalesce`)."""
+        if not keys:
+            return set()
+        return {str(owner) for owner in self.client.hmget(self.stolen_key(namespace), list(keys)) if owner}  # type: ignore[union-attr]
+
     def taken_over(self, namespace: str, keys: Sequence[str], owner: str) -> list[str]:
         """Those of `keys` still pending that a running task took over from `owner`'s queued batch."""
         if not keys:

@@ -7,7 +7,7 @@
    value for the same subject and slot supersedes the old node (superseded_by, valid_to); nothing is deleted, and a
    statement arriving late takes its place in the key's timeline. The batch's outcome (restated,
    new, superseding, placed in history) is worked out in Python from one read of the versions its
-   times can meet (`FactPlan`), then written in four statements.
+   times can meet (`FactPlan`, app/memory/fact_plan.py), then written in four statements.
 3. Temporal track: time expressions (app/extract/timeexpr.py) resolved against the turn's
    timestamp become Experience events with event_time/event_end, chained per subject.
 4. Inference track: rules (app/data/inference_rules.yaml) add Knowledge nodes with
@@ -25,29 +25,30 @@ from __future__ import annotations
 
 import json
 import time
-from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
-from app.domain.entities import EntityName
 from app.domain.importance import ImportanceRules
 from app.domain.inputs import namespace_term, stable_digest
 from app.domain.model import Importance, NodeType, RelType, Source
-from app.domain.summarize import extractive_summary, sentences
+from app.domain.summarize import extractive_summary
 from app.domain.turns import Turn, dialogue_id, episode_id
 from app.extract.dating import date_facts
 from app.extract.inference import InferenceRules
 from app.extract.names import normalize_name
 from app.extract.timeexpr import find_time_expressions
-from app.extract.types import EntityKind, FactMention, Inference, supersedes
+from app.extract.types import FactMention
 from app.extract.updates import extract_statements
 from app.memory.entities import fact_entity_names, resolve_names, speaker_name
-from app.memory.records import create_links, link_row, node_properties, relationship_properties
+from app.memory.fact_plan import FactKey, FactPlan, TurnFacts, Version, fact_key, plan_turn
+from app.memory.records import create_links, node_properties, relationship_properties
 from app.memory.semantic import NodeText, SemanticIndexer
+from app.memory.turn_spans import sentence_around, vector_source
 from app.stores.graph import GraphStore, GraphTx
+from app.stores.queries.entity_queries import EntityQueries
+from app.stores.queries.ingest_queries import EpisodeSummary, IngestQueries, NewEvent, TurnRow
 
 SUMMARY_SENTENCES = 3
 # The report's stage for the turns' vector work, which overlaps the other stages (not part of their sum).
@@ -95,72 +96,10 @@ class SequencedTurn:
     seq: int  # arrival order within the namespace: orders turns that share a timestamp
 
 
-def _dialogue_text(row: dict[str, Any]) -> NodeText:
+def _dialogue_text(row: TurnRow) -> NodeText:
     """A turn is embedded as "speaker: content"."""
     properties = row["properties"]
     return NodeText(row["id"], NodeType.DIALOGUE.value, properties["content"], prefix=f"{properties['speaker']}: ")
-
-
-def sentence_around(text: str, span: tuple[int, int]) -> str:
-    offset = 0
-    for sentence in sentences(text):
-        start = text.find(sentence, offset)
-        if start <= span[0] < start + len(sentence) + 1:
-            return sentence
-        offset = max(offset, start + len(sentence))
-    return text
-
-
-@dataclass(frozen=True)
-class TurnFacts:
-    """A turn's extracted facts and the inferences drawn from them, to be written with its batch."""
-
-    turn: Turn
-    facts: Sequence[FactMention]
-    inferences: Sequence[Inference]
-    extracted_by: str | None = None  # an extractor other than the rules (the LLM enricher)
-
-
-FactKey = tuple[str, str, str | None]  # (subject_key, slot, value_key for a multi-valued slot, else None)
-
-
-@dataclass
-class Version:
-    """One stated value of a fact key and its interval, as the plan will have left it."""
-
-    id: str
-    value_key: str
-    valid_from: datetime
-    valid_to: datetime | None = None
-    superseded_by: str | None = None
-
-
-def version_at(versions: Sequence[Version], at: datetime) -> int:
-    """Index of the version in force at `at` in `versions` (oldest first): the last one that began
-    at or before it; -1 when `at` is earlier than all of them."""
-    return bisect_right([version.valid_from for version in versions], at) - 1
-
-
-@dataclass
-class FactPlan:
-    """The statements of a batch's fact track, worked out in turn order from the versions read
-    before it: a later value supersedes an earlier one within the batch as across batches."""
-
-    facts: list[dict[str, Any]] = field(default_factory=list)  # upsert_facts rows, in order
-    causal: list[dict[str, Any]] = field(default_factory=list)  # premise -> inference links
-    supersessions: list[dict[str, Any]] = field(default_factory=list)  # in order
-    superseded: int = 0  # versions that stop being in force (a re-pointed supersession is not one)
-    entities: list[dict[str, Any]] = field(default_factory=list)  # upsert_entities rows
-    written: list[NodeText] = field(default_factory=list)  # to embed
-    entity_ids: dict[EntityName, str] = field(default_factory=dict)  # names the namespace holds already
-
-
-def vector_source(turn: Turn, span: tuple[int, int]) -> str | None:
-    """The turn's Dialogue when the sentence around `span` is the whole turn: a fact or event drawn
-    from it shares the turn's vector (see `NodeText.vector_of`) rather than embedding a near-copy."""
-    if sentence_around(turn.text, span).strip() == turn.text.strip():
-        return dialogue_id(turn.session_id, turn.turn_id)
-    return None
 
 
 class Ingestor:
@@ -184,7 +123,7 @@ class Ingestor:
         rows = [self._turn_row(item, now) for item in ordered]
         # A speaker the namespace knows (by name, alias or first name) is that node, not a new one.
         names = [speaker_name(item.turn.speaker) for item in ordered]
-        speakers = resolve_names(self.graph.read, namespace, names)
+        speakers = resolve_names(EntityQueries(self.graph), namespace, names)
         for row, name in zip(rows, names, strict=True):
             row["person_id"] = speakers.get(name, row["person_id"])
         with report.stage("facts+inferences"):
@@ -217,9 +156,9 @@ class Ingestor:
 
     # -- 1. dialogues, speakers, sessions --------------------------------------------------------
 
-    def _dialogues(self, namespace: str, rows: Sequence[dict[str, Any]], now: datetime, report: IngestReport) -> None:
-        results = self.graph.write(
-            "ingest.turns",
+    def _dialogues(self, namespace: str, rows: Sequence[TurnRow], now: datetime, report: IngestReport) -> None:
+        ingest = IngestQueries(self.graph)
+        results = ingest.turns(
             namespace=namespace,
             namespace_term=namespace_term(namespace),
             turns=rows,
@@ -230,10 +169,10 @@ class Ingestor:
         report.dialogues_created = len(created)
         episode_ids = sorted({row["episode_id"] for row in rows})
         structural = relationship_properties(RelType.TEMPORAL, None, now)
-        self.graph.write("ingest.chain_sessions", namespace=namespace, episode_ids=episode_ids, structural=structural)
-        self.graph.write("ingest.chain_episodes", namespace=namespace, structural=structural)
+        ingest.chain_sessions(namespace=namespace, episode_ids=episode_ids, structural=structural)
+        ingest.chain_episodes(namespace=namespace, structural=structural)
 
-    def _turn_row(self, item: SequencedTurn, now: datetime) -> dict[str, Any]:
+    def _turn_row(self, item: SequencedTurn, now: datetime) -> TurnRow:
         """The `ingest.turns` row of a turn, its speaker on the name's derived id (`ingest` puts the
         node the name resolves to in the namespace in its place)."""
         turn = item.turn
@@ -285,13 +224,14 @@ class Ingestor:
 
     def _episodes(self, namespace: str, ordered: Sequence[SequencedTurn], now: datetime) -> list[NodeText]:
         episode_ids = sorted({episode_id(item.turn.session_id) for item in ordered})
-        texts = self.graph.read("ingest.session_texts", namespace=namespace, episode_ids=episode_ids)
-        episodes = []
+        ingest = IngestQueries(self.graph)
+        texts = ingest.session_texts(namespace=namespace, episode_ids=episode_ids)
+        episodes: list[EpisodeSummary] = []
         for row in texts:
             content = extractive_summary(row["texts"], SUMMARY_SENTENCES)
             summary = extractive_summary(row["texts"], 1, max_chars=150)
             episodes.append({"id": row["id"], "summary": summary, "content": content or f"Session {row['session_id']}"})
-        self.graph.write("ingest.set_episode_summaries", namespace=namespace, episodes=episodes, now=now)
+        ingest.set_episode_summaries(namespace=namespace, episodes=episodes, now=now)
         return [NodeText(e["id"], NodeType.EPISODE.value, e["content"]) for e in episodes]
 
     # -- 2. facts and 4. inferences ------------------------------------------------------------------
@@ -315,9 +255,9 @@ class Ingestor:
         """Each key's versions are read once, the plan is made here, and each kind of write is one
         statement (a premise's CAUSAL links exist before any supersession withdraws what was inferred
         from it). `counts` is set, not added to: a retried transaction starts it again."""
-        keys = {_fact_key(fact) for item in extracted for fact in item.facts}
-        rows = tx.run(
-            "ingest.fact_versions",
+        keys = {fact_key(fact) for item in extracted for fact in item.facts}
+        ingest = IngestQueries(tx)
+        rows = ingest.fact_versions(
             namespace=namespace,
             keys=[{"subject_key": subject, "slot": slot, "value_key": value} for subject, slot, value in keys],
             since=min(item.turn.timestamp for item in extracted),
@@ -330,22 +270,22 @@ class Ingestor:
                 )
         # The entities the facts name, resolved in the same transaction as they are written.
         names = [name for item in extracted for fact in item.facts for name, _ in fact_entity_names(fact)]
-        plan = FactPlan(entity_ids=resolve_names(tx.run, namespace, names))
+        plan = FactPlan(entity_ids=resolve_names(EntityQueries(tx), namespace, names))
         for item in extracted:
-            self._plan_turn(plan, timelines, item, now)
+            plan_turn(plan, timelines, item, now, self.importance_rules)
         learned = relationship_properties(RelType.REFERENCE, 1.0, now)
-        scope = {"namespace": namespace, "namespace_term": namespace_term(namespace)}
-        upserted = tx.run("ingest.upsert_facts", **scope, facts=plan.facts, learned=learned)
+        term = namespace_term(namespace)
+        upserted = ingest.upsert_facts(namespace=namespace, namespace_term=term, facts=plan.facts, learned=learned)
         counts.facts_created = len({row["id"] for row in upserted if row["created"] and not row["inferred"]})
         counts.inferences = len({row["id"] for row in upserted if row["created"] and row["inferred"]})
         create_links(tx, namespace, plan.causal)
         counts.facts_superseded = plan.superseded
         counts.inferences_withdrawn = 0
         if plan.supersessions:
-            withdrawn = tx.run("ingest.supersede_facts", namespace=namespace, supersessions=plan.supersessions, now=now)
+            withdrawn = ingest.supersede_facts(namespace=namespace, supersessions=plan.supersessions, now=now)
             counts.inferences_withdrawn = withdrawn[0]["withdrawn"]
         if plan.entities:
-            tx.run("ingest.upsert_entities", **scope, entities=plan.entities, learned=learned)
+            ingest.upsert_entities(namespace=namespace, namespace_term=term, entities=plan.entities, learned=learned)
         return plan.written
 
     def enrich(
@@ -370,7 +310,7 @@ class Ingestor:
 
     def turns_of(self, namespace: str, dialogue_ids: Sequence[str]) -> list[Turn]:
         """The turns behind these Dialogue nodes, in time order (for extractors run after the tracks)."""
-        rows = self.graph.read("ingest.dialogue_turns", namespace=namespace, ids=list(dialogue_ids))
+        rows = IngestQueries(self.graph).dialogue_turns(namespace=namespace, ids=list(dialogue_ids))
         return [Turn(r["session_id"], r["turn_id"], r["speaker"], r["text"], r["timestamp"]) for r in rows]
 
     def _facts(self, turn: Turn) -> TurnFacts | None:
@@ -386,156 +326,12 @@ class Ingestor:
         facts = date_facts(turn.text, facts, find_time_expressions(turn.text, turn.timestamp))
         return TurnFacts(turn, facts, self.inference_rules.infer(facts), extracted_by)
 
-    def _plan_turn(
-        self, plan: FactPlan, timelines: dict[FactKey, list[Version]], item: TurnFacts, now: datetime
-    ) -> None:
-        """Add one turn's facts and inferences to the plan, updating `timelines` as the writes will."""
-        turn = item.turn
-        dialogue = dialogue_id(turn.session_id, turn.turn_id)
-        fact_ids: list[str] = []
-        for fact in item.facts:
-            fact_id, text = self._plan_fact(plan, timelines, turn, fact, dialogue, now, item.extracted_by)
-            fact_ids.append(fact_id)
-            plan.written.append(NodeText(fact_id, NodeType.KNOWLEDGE.value, text, vector_source(turn, fact.span)))
-            plan.entities += [
-                {"id": entity_id, "type": entity_type, "properties": properties, "fact_id": fact_id}
-                for entity_id, entity_type, properties in self._entities(turn, fact, now, plan.entity_ids)
-            ]
-        for inference in item.inferences:
-            premises = [fact_ids[i] for i in inference.premise_indexes]
-            inferred_id = f"knowledge:{stable_digest('inferred', inference.rule_id, *premises)}"
-            content = f"{inference.subject} {inference.slot.replace('_', ' ')}: {inference.value} (inferred)"
-            properties = node_properties(
-                label=f"{inference.subject} {inference.slot}",
-                content=content,
-                importance=Importance.NORMAL,
-                now=now,
-                source=Source.INFERRED,
-                confidence=min(inference.confidence, 0.6),
-                agent_id=turn.agent_id,
-                subject=inference.subject,
-                subject_key=normalize_name(inference.subject),
-                slot=inference.slot,
-                value=inference.value,
-                value_key=normalize_name(inference.value),
-                valid_from=inference.valid_from or turn.timestamp,
-                valid_to=inference.valid_to,
-                rule_id=inference.rule_id,
-                session_id=turn.session_id,
-                extracted_by=item.extracted_by,
-            )
-            plan.facts.append(_fact_row(inferred_id, properties, turn, dialogue, inferred=True))
-            plan.causal += [
-                link_row(RelType.CAUSAL, premise, inferred_id, inference.confidence, now) for premise in premises
-            ]
-            plan.written.append(NodeText(inferred_id, NodeType.KNOWLEDGE.value, content))
-
-    def _plan_fact(
-        self,
-        plan: FactPlan,
-        timelines: dict[FactKey, list[Version]],
-        turn: Turn,
-        fact: FactMention,
-        dialogue: str,
-        now: datetime,
-        extracted_by: str | None,
-    ) -> tuple[str, str]:
-        """Restate, create or supersede; returns (fact id, text to embed). `extracted_by` names an
-        extractor other than the rules (stored on a node it creates).
-
-        The statement is placed in its key's timeline by the turn's time, so a statement arriving
-        late lands where it belongs: the value in force then said again is restated; a new value
-        dated inside an old version's interval splits it (the old version now ends at the statement,
-        the new one runs to the old one's successor); one dated before every version ends where the
-        first begins. A single-valued slot (car, lives_in) has one value in force; a multi-valued one
-        (likes, trip_to) only recognises the same value said again."""
-        subject_key = normalize_name(fact.subject)
-        value_key = normalize_name(fact.value)
-        sentence = sentence_around(turn.text, fact.span)
-        content = f"{fact.subject} {fact.slot.replace('_', ' ')}: {fact.value}. “{sentence}”"
-        versions = timelines[_fact_key(fact)]  # every key of the batch was read, if only as []
-        at = version_at(versions, turn.timestamp)
-        # The value in force then said again (a multi-valued key's versions all hold its one value).
-        multi_valued = not supersedes(fact.slot)
-        said_again = versions[max(at, 0)] if versions and (at >= 0 or multi_valued) else None
-        if said_again is not None and said_again.value_key == value_key:
-            plan.facts.append(_fact_row(said_again.id, {}, turn, dialogue, inferred=False))
-            return said_again.id, content
-        fact_id = f"knowledge:{stable_digest(subject_key, fact.slot, value_key, turn.key)}"
-        properties = node_properties(
-            label=f"{fact.subject} {fact.slot}",
-            content=content,
-            importance=self.importance_rules.detect(sentence).raised_to(Importance.FACT),
-            now=now,
-            source=Source.USER_STATED,
-            summary=f"{fact.subject} {fact.slot.replace('_', ' ')}: {fact.value}"[:150],
-            confidence=fact.confidence,
-            subject=fact.subject,
-            subject_key=subject_key,
-            slot=fact.slot,
-            value=fact.value,
-            value_key=value_key,
-            valid_from=turn.timestamp,
-            event_time=fact.event_time,
-            agent_id=turn.agent_id,
-            session_id=turn.session_id,
-            extracted_by=extracted_by,
-        )
-        plan.facts.append(_fact_row(fact_id, properties, turn, dialogue, inferred=False))
-        new = Version(fact_id, value_key, turn.timestamp)
-        successor = versions[at + 1] if at + 1 < len(versions) else None
-        ends = (successor.valid_from, successor.id) if successor is not None else None
-        if at >= 0:
-            previous = versions[at]
-            if previous.superseded_by is None:
-                plan.superseded += 1  # the value in force until now
-            elif ends is None and previous.valid_to is not None:  # its successor was not read: keep its end
-                ends = (previous.valid_to, previous.superseded_by)
-            plan.supersessions.append({"old_id": previous.id, "new_id": fact_id, "at": turn.timestamp})
-            previous.valid_to, previous.superseded_by = turn.timestamp, fact_id
-        if ends is not None:
-            # History from the start: it ends where its successor begins, and what is inferred from
-            # it is withdrawn then (the same supersession row, after the CAUSAL links exist).
-            new.valid_to, new.superseded_by = ends
-            plan.supersessions.append({"old_id": fact_id, "new_id": ends[1], "at": ends[0]})
-            plan.superseded += 1
-        versions.insert(at + 1, new)
-        return fact_id, content
-
-    def _entities(
-        self, turn: Turn, fact: FactMention, now: datetime, known: dict[EntityName, str]
-    ) -> Iterator[tuple[str, str, dict[str, Any]]]:
-        """The fact's subject (a thing whose attribute changed, "billing", is a Concept) and the entities it
-        names, as Person/Concept nodes to merge: the node
-        the namespace holds for the name (`known`), else the name's derived id."""
-        for name, entity in fact_entity_names(fact):
-            node_id = known.get(name, name.derived_id)
-            # An entity's provenance is the turn that introduced it (properties are set on creation
-            # only); its content is made up (`placeholder`) until a saved memory of the name gives one.
-            if entity is None and fact.subject_kind == EntityKind.THING:  # a thing whose attribute changed
-                yield node_id, name.type.value, node_properties(
-                    label=fact.subject, content=f"{fact.subject} (thing)", importance=Importance.NORMAL, now=now,
-                    source=Source.USER_STATED, source_turn_ids=[turn.turn_id], name_key=name.key,
-                    entity_kind=EntityKind.THING.value, placeholder=True,
-                )  # fmt: skip
-            elif entity is None:
-                yield node_id, name.type.value, node_properties(
-                    label=fact.subject, content=fact.subject, importance=Importance.IDENTITY, now=now,
-                    source=Source.USER_STATED, source_turn_ids=[turn.turn_id], name_key=name.key, placeholder=True,
-                )  # fmt: skip
-            else:
-                yield node_id, name.type.value, node_properties(
-                    label=entity.name, content=f"{entity.name} ({entity.kind.value})", importance=Importance.NORMAL,
-                    now=now, source=Source.USER_STATED, source_turn_ids=[turn.turn_id], name_key=name.key,
-                    entity_kind=entity.kind.value, placeholder=True,
-                )  # fmt: skip
-
     # -- 3. events -------------------------------------------------------------------------------
 
     def _events(
         self, namespace: str, ordered: Sequence[SequencedTurn], now: datetime, report: IngestReport
     ) -> list[NodeText]:
-        events: list[dict[str, Any]] = []
+        events: list[NewEvent] = []
         for item in ordered:
             turn = item.turn
             for mention in find_time_expressions(turn.text, turn.timestamp):
@@ -563,30 +359,18 @@ class Ingestor:
                                "vector_of": vector_source(turn, mention.span)})  # fmt: skip
         if not events:
             return []
-        rows = self.graph.write(
-            "ingest.upsert_events",
+        ingest = IngestQueries(self.graph)
+        rows = ingest.upsert_events(
             namespace=namespace,
             namespace_term=namespace_term(namespace),
             events=events,
             learned=relationship_properties(RelType.REFERENCE, 1.0, now),
         )
         subjects = sorted({e["properties"]["subject_key"] for e in events})
-        self.graph.write(
-            "ingest.chain_events",
+        ingest.chain_events(
             namespace=namespace,
             subject_keys=subjects,
             structural=relationship_properties(RelType.TEMPORAL, None, now),
         )
         report.events += sum(1 for row in rows if row["created"])
         return [NodeText(e["id"], NodeType.EXPERIENCE.value, e["properties"]["label"], e["vector_of"]) for e in events]
-
-
-def _fact_key(fact: FactMention) -> FactKey:
-    value_key = None if supersedes(fact.slot) else normalize_name(fact.value)
-    return normalize_name(fact.subject), fact.slot, value_key
-
-
-def _fact_row(fact_id: str, properties: dict[str, Any], turn: Turn, dialogue: str, *, inferred: bool) -> dict[str, Any]:
-    """An `ingest.upsert_facts` row: properties are set on creation only ({} for a restated fact)."""
-    return {"id": fact_id, "properties": properties, "turn_id": turn.turn_id, "dialogue_id": dialogue,
-            "inferred": inferred}  # fmt: skip

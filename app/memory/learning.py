@@ -19,6 +19,7 @@ from app.domain.hebbian import EDGE_AT_CO_ACTIVATION, LEARNING_RATE, co_activate
 from app.domain.model import LN2
 from app.stores.graph import GraphStore
 from app.stores.hot import namespace_key
+from app.stores.queries.learning_queries import CoActivation, LearningQueries
 
 FLUSH_BATCH = 1000
 
@@ -67,12 +68,11 @@ class HebbianLearning:
         for start in range(0, len(pairs), FLUSH_BATCH):
             batch = pairs[start : start + FLUSH_BATCH]
             totals = self.hot.hmget(totals_key, batch)
-            rows = []
+            rows: list[CoActivation] = []
             for key, total in zip(batch, totals, strict=True):  # type: ignore[arg-type]
                 a, b = split_pair_key(str(key))
-                rows.append({"a": a, "b": b, "total": int(total or 0)})
-            result = self.graph.write(
-                "learning.apply_co_activations",
+                rows.append(CoActivation(a=a, b=b, total=int(total or 0)))
+            result = LearningQueries(self.graph).apply_co_activations(
                 namespace=namespace,
                 pairs=rows,
                 now=now,

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from app.domain.inputs import namespace_term
 from app.memory.entities import entity_key
 from app.stores.graph import GraphStore
+from app.stores.queries.migration_queries import MigrationQueries, NameKey
 
 log = logging.getLogger(__name__)
 
@@ -18,21 +19,22 @@ _NAME_KEY_PAGE = 5000
 
 
 def migrate(graph: GraphStore) -> None:
-    if not graph.read("migrate.completed", migration=NAMESPACE_TERM):
+    queries = MigrationQueries(graph)
+    if not queries.completed(migration=NAMESPACE_TERM):
         add_namespace_terms(graph)
-        graph.write("migrate.mark_completed", migration=NAMESPACE_TERM, now=datetime.now(UTC))
-    if not graph.read("migrate.completed", migration=ENTITY_NAME_KEYS):
+        queries.mark_completed(migration=NAMESPACE_TERM, now=datetime.now(UTC))
+    if not queries.completed(migration=ENTITY_NAME_KEYS):
         add_entity_name_keys(graph)
-        graph.write("migrate.mark_completed", migration=ENTITY_NAME_KEYS, now=datetime.now(UTC))
+        queries.mark_completed(migration=ENTITY_NAME_KEYS, now=datetime.now(UTC))
 
 
 def add_entity_name_keys(graph: GraphStore) -> int:
     """Give Person and Concept nodes saved before entity resolution their `name_key`, so a speaker or
     a saved memory of the same name resolves to them (app/memory/entities.py); returns how many."""
-    done = 0
-    while rows := graph.read("migrate.entities_without_name_key", limit=_NAME_KEY_PAGE):
-        keyed = [{"namespace": r["namespace"], "id": r["id"], "name_key": entity_key(r["label"] or "")} for r in rows]
-        graph.write("migrate.set_name_keys", rows=keyed)
+    queries, done = MigrationQueries(graph), 0
+    while rows := queries.entities_without_name_key(limit=_NAME_KEY_PAGE):
+        keyed = [NameKey(namespace=r["namespace"], id=r["id"], name_key=entity_key(r["label"] or "")) for r in rows]
+        queries.set_name_keys(rows=keyed)
         done += len(keyed)
     if done:
         log.info("added name_key to %d Person/Concept nodes", done)
@@ -42,7 +44,7 @@ def add_entity_name_keys(graph: GraphStore) -> int:
 def add_namespace_terms(graph: GraphStore) -> None:
     """Give nodes written before `namespace_term` existed their term, so the full-text seeds of
     recall (which require it) find them again."""
-    namespaces = [row["namespace"] for row in graph.read("migrate.namespaces_without_term")]
-    for namespace in namespaces:
+    queries = MigrationQueries(graph)
+    for namespace in [row["namespace"] for row in queries.namespaces_without_term()]:
         log.info("adding namespace_term to the nodes of namespace %r", namespace)
-        graph.run_batched("migrate.set_namespace_term", namespace=namespace, namespace_term=namespace_term(namespace))
+        queries.set_namespace_term(namespace=namespace, namespace_term=namespace_term(namespace))

@@ -15,6 +15,9 @@ from app.errors import EngineUnavailable
 from app.memory.errors import NotFoundError
 from app.stores.graph import GraphStore
 from app.stores.hot import delete_namespace_keys, namespace_key
+from app.stores.queries.entity_queries import EntityQueries
+from app.stores.queries.erasure_queries import ErasureQueries
+from app.stores.queries.namespace_queries import ListNamesRow, NamespaceQueries
 from app.stores.vectors import VectorStore
 
 DEFAULT_CAPACITY = 100_000
@@ -55,8 +58,7 @@ class Namespaces:
             capacity if capacity is not None else DEFAULT_CAPACITY,
             low_water_ratio if low_water_ratio is not None else DEFAULT_LOW_WATER_RATIO,
         )
-        row = self.graph.write(
-            "namespace.upsert",
+        row = NamespaceQueries(self.graph).upsert(
             namespace=namespace,
             now=datetime.now(UTC),
             capacity=capacity,
@@ -84,15 +86,14 @@ class Namespaces:
         self.hot.set(marker, "1", ex=EXISTS_MARKER_TTL_S)
 
     def exists(self, namespace: str) -> bool:
-        return bool(self.graph.read("namespace.get", namespace=check_namespace(namespace)))
+        return bool(NamespaceQueries(self.graph).get(namespace=check_namespace(namespace)))
 
     def require(self, namespace: str) -> dict[str, Any]:
         """The stored namespace; NotFoundError (404 naming `namespace`) when it does not exist."""
-        rows = self.graph.read("namespace.get", namespace=check_namespace(namespace))
+        rows = NamespaceQueries(self.graph).get(namespace=check_namespace(namespace))
         if not rows:
             raise NotFoundError("namespace", f"namespace {namespace!r} does not exist")
-        stored: dict[str, Any] = rows[0]["namespace"]
-        return stored
+        return rows[0]["namespace"]
 
     def settings_of(self, namespace: str) -> NamespaceSettings:
         stored = self.require(namespace)
@@ -101,8 +102,7 @@ class Namespaces:
     def show(self, namespace: str) -> dict[str, Any]:
         stored = self.require(namespace)
         bounds = temperature_bounds(datetime.now(UTC))
-        rows = self.graph.read(
-            "namespace.counts_by_type",
+        rows = NamespaceQueries(self.graph).counts_by_type(
             namespace=namespace,
             hot_since=bounds["hot_since"],
             warm_since=bounds["warm_since"],
@@ -125,12 +125,13 @@ class Namespaces:
         failure half-way (503) the same delete again finishes it; the namespace's own node goes last."""
         self.require(namespace)
         hot_keys = delete_namespace_keys(self.hot, namespace)
-        self.graph.run_batched("namespace.delete_relationships", namespace=namespace)
-        deleted = self.graph.run_batched("namespace.delete_memories", namespace=namespace)[0]["deleted"]
-        self.graph.write("entity.delete_records", namespace=namespace)  # aliases and merge records
+        queries = NamespaceQueries(self.graph)
+        queries.delete_relationships(namespace=namespace)
+        deleted = queries.delete_memories(namespace=namespace)[0]["deleted"]
+        EntityQueries(self.graph).delete_records(namespace=namespace)  # aliases and merge records
         self.vectors.delete_namespace(namespace)
-        self.graph.write("erasure.delete_audit", namespace=namespace)  # its forgettings' audit records
-        self.graph.write("namespace.delete", namespace=namespace)
+        ErasureQueries(self.graph).delete_audit(namespace=namespace)  # its forgettings' audit records
+        queries.delete(namespace=namespace)
         # Again at the end: a turn post that read the namespace from Neo4j meanwhile may have set it.
         self.hot.delete(self.exists_marker(namespace))
         return {"nodes": deleted, "hot_keys": hot_keys}
@@ -138,6 +139,6 @@ class Namespaces:
     def names(self) -> list[str]:
         return [row["name"] for row in self.listing()]
 
-    def listing(self, only: str | None = None) -> list[dict[str, Any]]:
+    def listing(self, only: str | None = None) -> list[ListNamesRow]:
         """Every namespace (name, capacity, low_water_ratio) by name, or just `only` if it exists."""
-        return self.graph.read("namespace.list_names", namespace=only)
+        return NamespaceQueries(self.graph).list_names(namespace=only)

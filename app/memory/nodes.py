@@ -30,6 +30,9 @@ from app.memory.errors import ConflictError, NotFoundError
 from app.memory.records import check_weight, create_link, node_properties
 from app.memory.semantic import NodeText, SemanticIndexer, embedding_text
 from app.stores.graph import GraphStore, GraphTx
+from app.stores.queries.entity_queries import EntityQueries
+from app.stores.queries.link_queries import LinkQueries
+from app.stores.queries.memory_queries import MemoryQueries, NodeRow
 from app.stores.vectors import VectorStore
 
 
@@ -75,12 +78,12 @@ class MemoryNodes:
         if name is not None:
             properties["name_key"] = name.key
 
-        def work(tx: GraphTx) -> tuple[dict[str, Any], bool, bool, str]:
+        def work(tx: GraphTx) -> tuple[NodeRow, bool, bool, str]:
             targets = _live_ids(tx, namespace, {f"links[{i}].target_id": link.target_id
                                                 for i, link in enumerate(memory.links)})  # fmt: skip
             node_id = explicit or content_id(memory.type, memory.label, memory.content)
             if name is not None:
-                holder = resolve_names(tx.run, namespace, [name], first_names=False).get(name)
+                holder = resolve_names(EntityQueries(tx), namespace, [name], first_names=False).get(name)
                 if explicit is None:
                     node_id = holder or name.derived_id
                 elif holder is not None and holder != explicit:
@@ -89,14 +92,21 @@ class MemoryNodes:
             for field, target in targets.items():
                 if target == node_id:
                     raise InputError(field, f"links the memory to itself ({target!r})")
-            rows = tx.run("memory.create", namespace=namespace, namespace_term=namespace_term(namespace), id=node_id,
-                          type=memory.type.value, properties=properties)  # fmt: skip
+            rows = MemoryQueries(tx).create(
+                namespace=namespace,
+                namespace_term=namespace_term(namespace),
+                id=node_id,
+                type=memory.type.value,
+                properties=properties,
+            )
             if not rows:
                 raise NotFoundError("namespace", f"namespace {namespace!r} does not exist")
-            row, created = rows[0], bool(rows[0]["created"])
+            row: NodeRow = rows[0]
+            created = bool(rows[0]["created"])
             if not created and name is not None and row["node"].get("placeholder"):
-                row = tx.run("entity.adopt", namespace=namespace, id=node_id,
-                             properties=_adopted(properties, row["node"]))[0]  # fmt: skip
+                row = EntityQueries(tx).adopt(
+                    namespace=namespace, id=node_id, properties=_adopted(properties, row["node"])
+                )[0]
                 created = True  # the saved content is new: embedded and linked as a new node's
             if created:
                 for index, link in enumerate(memory.links):
@@ -105,8 +115,8 @@ class MemoryNodes:
                 if then is not None and rows[0]["created"]:
                     then(tx, node_id)
             if aliases:
-                bind_aliases(tx.run, namespace, node_id, memory.type, aliases, now, origin="saved")
-                row = tx.run("memory.get", namespace=namespace, id=node_id)[0]
+                bind_aliases(EntityQueries(tx), namespace, node_id, memory.type, aliases, now, origin="saved")
+                row = MemoryQueries(tx).get(namespace=namespace, id=node_id)[0]
             return row, created, bool(rows[0]["created"]), node_id
 
         row, created, made, node_id = self.graph.write_transaction(work)
@@ -115,7 +125,7 @@ class MemoryNodes:
                 self.semantic.index(namespace, [NodeText(node_id, row["type"], embedding_text(row["node"]))], now)
             except Exception:
                 if made:  # a node this save made (not one it took over)
-                    self.graph.write("memory.forget", namespace=namespace, id=node_id)
+                    MemoryQueries(self.graph).forget(namespace=namespace, id=node_id)
                     self.vectors.delete(namespace, [node_id])
                 raise
         return self._view(row["type"], row["node"], now), created
@@ -163,14 +173,14 @@ class MemoryNodes:
             raise InputError("body", "nothing to change: give importance and/or tags")
         now = datetime.now(UTC)
         updates["updated_at"] = now
-        row = self.graph.write("memory.update", namespace=namespace, id=node_id, properties=updates)[0]
+        row = MemoryQueries(self.graph).update(namespace=namespace, id=node_id, properties=updates)[0]
         return self._view(row["type"], row["node"], now)
 
     def forget(self, namespace: str, node_id: str) -> None:
         """Explicit forgetting: the node, every relationship on it, and its vector."""
         check_namespace(namespace)
         check_node_id(node_id)
-        if not self.graph.write("memory.forget", namespace=namespace, id=node_id)[0]["deleted"]:
+        if not MemoryQueries(self.graph).forget(namespace=namespace, id=node_id)[0]["deleted"]:
             raise NotFoundError("id", f"node {node_id!r} does not exist")
         self.vectors.delete(namespace, [node_id])
 
@@ -183,7 +193,7 @@ class MemoryNodes:
             row = self._get_row(namespace, node_id)
             asked = None
         except NotFoundError:
-            survivor = follow_redirects(self.graph.read, namespace, node_id)
+            survivor = follow_redirects(EntityQueries(self.graph), namespace, node_id)
             if survivor is None:
                 raise
             row, asked, node_id = self._get_row(namespace, survivor), node_id, survivor
@@ -191,15 +201,15 @@ class MemoryNodes:
         if asked is not None:
             view["redirected_from"] = asked
         if with_relationships:
-            view["relationships"] = self.graph.read("link.of_node", namespace=namespace, id=node_id)
+            view["relationships"] = LinkQueries(self.graph).of_node(namespace=namespace, id=node_id)
         return view
 
     # -- internals ---------------------------------------------------------------------------
 
-    def _get_row(self, namespace: str, node_id: str) -> dict[str, Any]:
+    def _get_row(self, namespace: str, node_id: str) -> NodeRow:
         check_namespace(namespace)
         check_node_id(node_id)
-        rows = self.graph.read("memory.get", namespace=namespace, id=node_id)
+        rows = MemoryQueries(self.graph).get(namespace=namespace, id=node_id)
         if not rows:
             raise NotFoundError("id", f"node {node_id!r} does not exist")
         return rows[0]
@@ -258,11 +268,11 @@ class MemoryNodes:
 def _live_ids(tx: GraphTx, namespace: str, ids: Mapping[str, str]) -> dict[str, str]:
     """Each field's node id, an id merged into another replaced by its survivor (so old ids still
     resolve); NotFoundError naming the field of one that does not exist."""
-    missing = set(tx.run("memory.missing_ids", namespace=namespace, ids=list(ids.values()))[0]["missing"])
+    missing = set(MemoryQueries(tx).missing_ids(namespace=namespace, ids=list(ids.values()))[0]["missing"])
     live = dict(ids)
     for field, node_id in ids.items():
         if node_id in missing:
-            survivor = follow_redirects(tx.run, namespace, node_id)
+            survivor = follow_redirects(EntityQueries(tx), namespace, node_id)
             if survivor is None:
                 raise NotFoundError(field, f"node {node_id!r} does not exist")
             live[field] = survivor

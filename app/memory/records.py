@@ -10,12 +10,13 @@ import math
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, cast
 
 from app.domain.decay import INITIAL_ACTIVATION
 from app.domain.inputs import InputError, check_storable_time, derive_summary
 from app.domain.model import Importance, RelType, Source
 from app.stores.graph import GraphTx
+from app.stores.queries.link_queries import CreateRow, LinkQueries, NewLink
 
 
 def node_properties(
@@ -94,14 +95,15 @@ def link_row(
     properties = relationship_properties(rel_type, weight, now)
     if agent_id is not None:
         properties["agent_id"] = agent_id
+    # A plain dict, not `NewLink`, while app/memory/semantic.py collects them as such (not converted yet).
     return {"type": rel_type.value, "source_id": source_id, "target_id": target_id, "properties": properties}
 
 
-def create_links(tx: GraphTx, namespace: str, rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+def create_links(tx: GraphTx, namespace: str, rows: Iterable[Mapping[str, Any]]) -> list[CreateRow]:
     """Create the relationships that do not exist yet (idempotent); each comes back as its type,
     source_id, target_id and `created`. A pair repeated in `rows` is created once."""
     distinct = list({(r["type"], r["source_id"], r["target_id"]): r for r in rows}.values())
-    return tx.run("link.create", namespace=namespace, links=distinct) if distinct else []
+    return LinkQueries(tx).create(namespace=namespace, links=cast("list[NewLink]", distinct)) if distinct else []
 
 
 def create_link(
@@ -117,9 +119,9 @@ def create_link(
     """Create one relationship unless it exists; returns it (type, ends, properties) with a `created` flag."""
     row = link_row(rel_type, source_id, target_id, weight, now, agent_id)
     created = create_links(tx, namespace, [row])[0]["created"]
-    link = tx.run("link.get", namespace=namespace, type=row["type"], source_id=row["source_id"],
-                  target_id=row["target_id"])[0]  # fmt: skip
-    return link | {"created": created}
+    [link] = LinkQueries(tx).get(namespace=namespace, type=row["type"], source_id=row["source_id"],
+                                 target_id=row["target_id"])  # fmt: skip
+    return {**link, "created": created}
 
 
 # --- what each stored property holds (imports are checked against it) ------------------------------

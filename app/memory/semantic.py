@@ -44,6 +44,7 @@ from app.domain.vector_pair import halves, joined
 from app.embedding.encoder import Embedder
 from app.memory.records import create_links, link_row
 from app.stores.graph import GraphStore
+from app.stores.queries.ingest_queries import IngestQueries
 from app.stores.vectors import VectorRecord, VectorStore
 from app.stores.vectors.base import CONTEXT_PASSAGE
 
@@ -139,6 +140,7 @@ class SemanticIndexer:
         sentence_points: bool = True,
     ) -> None:
         self.graph = graph
+        self.queries = IngestQueries(graph)
         self.vectors = vectors
         self.embedder = embedder
         self.linking = linking
@@ -238,12 +240,12 @@ class SemanticIndexer:
         Idempotent: a turn's context point has a fixed id."""
         if not self.context_points or not turn_ids:
             return 0
-        windows = self.graph.read("ingest.turn_windows", namespace=namespace, ids=list(dict.fromkeys(turn_ids)))
-        ids = {row[key] for row in windows for key in ("turn", "previous", "next") if row[key]}
+        windows = self.queries.turn_windows(namespace=namespace, ids=list(dict.fromkeys(turn_ids)))
+        ids = {node for row in windows for node in (row["turn"], row["previous"], row["next"]) if node}
         stored = self.vectors.vectors_of(namespace, sorted(ids))
         records = []
         for row in windows:
-            neighbours = [stored[row[key]] for key in ("previous", "next") if row[key] in stored]
+            neighbours = [stored[node] for node in (row["previous"], row["next"]) if node and node in stored]
             if row["turn"] in stored and neighbours and row["chars"] <= CONTEXT_MAX_CHARS:
                 vector = context_vector(stored[row["turn"]], *neighbours)
                 if self.embedder.paired and halves(stored[row["turn"]])[1] is None:

@@ -38,6 +38,8 @@ from app.domain.tasks import FINISHED, TaskStatus, resumed_activation, walk
 from app.memory.errors import ConflictError
 from app.memory.tasks import Tasks
 from app.stores.graph import GraphStore, GraphTx
+from app.stores.queries.memory_queries import MemoryQueries
+from app.stores.queries.task_queries import ActivationAnchor, TaskProperties, TaskQueries
 from app.stores.suspension_files import SuspensionFiles, graphml_name
 
 FORMAT = "hippograph-task-suspension"
@@ -98,8 +100,8 @@ class Suspensions:
                 raise ConflictError("task_id", f"task {task_id!r} was suspended meanwhile")
             changes = {"status": TaskStatus.SUSPENDED.value, "suspended_at": now, "suspension_root": task_id,
                        "updated_at": now}  # fmt: skip
-            rows = [{"id": paused, "properties": changes} for paused in pausing]
-            tx.run("tasks.set_properties", namespace=namespace, rows=rows)
+            rows = [TaskProperties(id=paused, properties=changes) for paused in pausing]
+            TaskQueries(tx).set_properties(namespace=namespace, rows=rows)
 
         self.graph.write_transaction(mark)
         return self.document(namespace, task_id, viewer) or document
@@ -129,8 +131,9 @@ class Suspensions:
             if _locked(tx, namespace, task_id, now).get("suspended_at") != suspended_at:
                 raise ConflictError("task_id", f"task {task_id!r} was resumed meanwhile")
             current = {row["id"]: row["properties"] for row in
-                       tx.run("tasks.nodes", namespace=namespace, ids=[node.id for node in saved])}  # fmt: skip
-            rows, activations, kept = [], {}, []
+                       TaskQueries(tx).nodes(namespace=namespace, ids=[node.id for node in saved])}  # fmt: skip
+            rows: list[ActivationAnchor] = []
+            activations, kept = {}, []
             for node in saved:
                 now_there = current.get(node.id)
                 if now_there is None:
@@ -146,14 +149,14 @@ class Suspensions:
                 activations[node.id] = resumed_activation(at_suspension, suspended_at, now, importance)
                 rows.append({"id": node.id, "activation": activations[node.id], "activation_base": at_suspension,
                              "last_accessed": suspended_at})  # fmt: skip
-            restored = tx.run("tasks.restore_activations", namespace=namespace, rows=rows, suspended_at=suspended_at)
+            restored = TaskQueries(tx).restore_activations(namespace=namespace, rows=rows, suspended_at=suspended_at)
             back = [
-                {"id": task_id_, "properties": {"status": statuses[task_id_], "suspended_at": None,
-                                                "suspension_root": None, "resumed_at": now, "updated_at": now}}
+                TaskProperties(id=task_id_, properties={"status": statuses[task_id_], "suspended_at": None,
+                                                        "suspension_root": None, "resumed_at": now, "updated_at": now})
                 for task_id_ in document["suspended"]
                 if (current.get(task_id_) or {}).get("suspension_root") == task_id
             ]  # fmt: skip
-            tx.run("tasks.set_properties", namespace=namespace, rows=back)
+            TaskQueries(tx).set_properties(namespace=namespace, rows=back)
             outcome.update(activations=activations, restored=restored[0]["restored"], kept=kept,
                            missing=sorted(node.id for node in saved if node.id not in current))  # fmt: skip
 
@@ -200,11 +203,12 @@ class Suspensions:
         """The tasks, their related memories and those memories' neighbours (bounded), activations as of `now`."""
         seeds = list(dict.fromkeys([task["id"] for task in tasks] + [i for task in tasks for i in task["related_ids"]]))
         room = max(0, self.max_nodes - len(seeds))
-        neighbours = [row["id"] for row in self.graph.read("tasks.neighbours", namespace=namespace, ids=seeds,
-                                                           limit=room)] if room else []  # fmt: skip
+        neighbours = [
+            row["id"] for row in TaskQueries(self.graph).neighbours(namespace=namespace, ids=seeds, limit=room)
+        ] if room else []  # fmt: skip
         ids = seeds + neighbours
         nodes = []
-        for row in self.graph.read("tasks.nodes", namespace=namespace, ids=ids):
+        for row in TaskQueries(self.graph).nodes(namespace=namespace, ids=ids):
             properties = public_properties(row["properties"])
             properties["activation"] = node_activation(
                 properties["activation_base"], properties["last_accessed"], now, Importance(properties["importance"])
@@ -212,7 +216,7 @@ class Suspensions:
             nodes.append(SnapshotNode(row["id"], tuple(sorted(row["labels"])), properties))
         relationships = [
             SnapshotRelationship(row["type"], row["source"], row["target"], row["properties"])
-            for row in self.graph.read("tasks.relationships_among", namespace=namespace, ids=ids)
+            for row in TaskQueries(self.graph).relationships_among(namespace=namespace, ids=ids)
         ]
         return Snapshot(namespace, tuple(nodes), tuple(relationships))
 
@@ -220,7 +224,7 @@ class Suspensions:
 def _locked(tx: GraphTx, namespace: str, task_id: str, now: datetime) -> dict[str, Any]:
     """The root task as committed now, write-locked for the rest of `tx` (a write takes the lock), so
     two suspends or resumes of one tree run one after the other and the second sees the first."""
-    rows = tx.run("memory.update", namespace=namespace, id=task_id, properties={"updated_at": now})
+    rows = MemoryQueries(tx).update(namespace=namespace, id=task_id, properties={"updated_at": now})
     if not rows:
         raise ConflictError("task_id", f"task {task_id!r} was deleted meanwhile")
     node: dict[str, Any] = rows[0]["node"]

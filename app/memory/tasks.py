@@ -5,7 +5,9 @@ A task is saved like any memory (`MemoryNodes.save`: one transaction, then its v
 status as further properties and its HIERARCHY and DEPENDENCY edges written in the same transaction.
 A cycle is refused before anything is written: a task cannot depend on itself, directly or through
 others, nor sit below one of its own subtasks.
-"""
+
+Layers of one concept (one file name): `app/domain/tasks.py` (task statuses and rules, pure);
+`app/memory/tasks.py` (task trees over the graph); `app/api/tasks.py` (the routes)."""
 
 from __future__ import annotations
 
@@ -21,6 +23,9 @@ from app.memory.errors import ConflictError, NotFoundError
 from app.memory.nodes import MemoryNodes
 from app.memory.records import create_links, link_row
 from app.stores.graph import GraphStore, GraphTx
+from app.stores.queries.link_queries import LinkQueries
+from app.stores.queries.memory_queries import MemoryQueries
+from app.stores.queries.task_queries import Dependency, LookupRow, TaskQueries
 
 DEFAULT_IMPORTANCE = Importance.IMPORTANT  # a week's half-life: a task outlives the chat about it
 KEEP = object()  # PATCH: a field that was not sent
@@ -135,7 +140,7 @@ class Tasks:
                     raise ConflictError("status", problem)
                 if change.status != current:
                     properties.update({"status": change.status.value, **_status_times(change.status, now, node)})
-            tx.run("memory.update", namespace=namespace, id=task_id, properties=properties)
+            MemoryQueries(tx).update(namespace=namespace, id=task_id, properties=properties)
 
         self.graph.write_transaction(work)
         return self.tree(namespace, task_id, viewer)
@@ -150,7 +155,7 @@ class Tasks:
         check_node_id(task_id, "task_id", NodeType.TASK)
         if not 0 <= depth <= MAX_TREE_DEPTH:
             raise InputError("depth", f"must be between 0 and {MAX_TREE_DEPTH}")
-        rows = self.graph.read("tasks.tree", namespace=namespace, id=task_id, depth=depth)
+        rows = TaskQueries(self.graph).tree(namespace=namespace, id=task_id, depth=depth)
         if not rows or not viewer.sees(rows[0]["node"]):
             raise NotFoundError("task_id", f"task {task_id!r} does not exist")
         views: dict[str, dict[str, Any]] = {}
@@ -174,12 +179,12 @@ class Tasks:
         left out of what it is shown, as the memories are)."""
         if viewer.sees_private or not ids:
             return set()
-        rows = self.graph.read("tasks.lookup", namespace=namespace, ids=list(dict.fromkeys(ids)))
+        rows = TaskQueries(self.graph).lookup(namespace=namespace, ids=list(dict.fromkeys(ids)))
         return {row["id"] for row in rows if row["found"] and not viewer.sees(row)}
 
     def require(self, tx: GraphTx, namespace: str, task_id: str, viewer: Viewer) -> dict[str, Any]:
         """The stored task node (in `tx`); 404 when missing, not a task, or hidden from the viewer."""
-        rows = tx.run("memory.get", namespace=namespace, id=task_id)
+        rows = MemoryQueries(tx).get(namespace=namespace, id=task_id)
         if not rows or rows[0]["type"] != NodeType.TASK.value or not viewer.sees(rows[0]["node"]):
             raise NotFoundError("task_id", f"task {task_id!r} does not exist")
         node: dict[str, Any] = rows[0]["node"]
@@ -192,9 +197,9 @@ class Tasks:
     ) -> None:
         if parent_id is not None:
             self._require_tasks(tx, namespace, [parent_id], "parent_id", viewer)
-            if tx.run("tasks.below", namespace=namespace, id=task_id, parent_id=parent_id)[0]["below"]:
+            if TaskQueries(tx).below(namespace=namespace, id=task_id, parent_id=parent_id)[0]["below"]:
                 raise ConflictError("parent_id", f"{parent_id!r} is the task itself or one of its subtasks: a cycle")
-        tx.run("tasks.drop_parents", namespace=namespace, id=task_id, parent_id=parent_id)
+        TaskQueries(tx).drop_parents(namespace=namespace, id=task_id, parent_id=parent_id)
         if parent_id is not None:
             create_links(tx, namespace, [link_row(RelType.HIERARCHY, parent_id, task_id, None, now)])
 
@@ -203,28 +208,28 @@ class Tasks:
     ) -> None:
         self._require_tasks(tx, namespace, depends_on, "depends_on", viewer, indexed=True)
         self._refuse_dependency_cycle(tx, namespace, task_id, depends_on)
-        tx.run("tasks.drop_dependencies", namespace=namespace, id=task_id, keep=depends_on)
+        TaskQueries(tx).drop_dependencies(namespace=namespace, id=task_id, keep=depends_on)
         create_links(tx, namespace, [link_row(RelType.DEPENDENCY, task_id, dep, None, now) for dep in depends_on])
 
     @staticmethod
     def _refuse_dependency_cycle(tx: GraphTx, namespace: str, task_id: str, depends_on: list[str]) -> None:
         if not depends_on:
             return
-        closing = tx.run("tasks.dependency_cycles", namespace=namespace, id=task_id, depends_on=depends_on)[0]
+        closing = TaskQueries(tx).dependency_cycles(namespace=namespace, id=task_id, depends_on=depends_on)[0]
         if closing["closing"]:
             ids = ", ".join(repr(dep) for dep in closing["closing"])
             raise ConflictError("depends_on", f"{ids} would close a dependency cycle through {task_id!r}")
 
     @staticmethod
     def _dependency_ids(tx: GraphTx, namespace: str, task_id: str) -> list[str]:
-        rows = tx.run("link.of_node", namespace=namespace, id=task_id)
+        rows = LinkQueries(tx).of_node(namespace=namespace, id=task_id)
         return [row["target_id"] for row in rows if row["type"] == "DEPENDENCY" and row["source_id"] == task_id]
 
     @staticmethod
     def _open_dependencies(tx: GraphTx, namespace: str, depends_on: list[str]) -> list[str]:
         if not depends_on:
             return []
-        rows = tx.run("tasks.lookup", namespace=namespace, ids=depends_on)
+        rows = TaskQueries(tx).lookup(namespace=namespace, ids=depends_on)
         return [row["id"] for row in rows if (row["status"] or TaskStatus.PENDING) != TaskStatus.DONE]
 
     def _require_tasks(
@@ -242,10 +247,10 @@ class Tasks:
     @staticmethod
     def _lookup(
         tx: GraphTx, namespace: str, ids: list[str], field: str, viewer: Viewer, indexed: bool
-    ) -> list[dict[str, Any]]:
+    ) -> list[LookupRow]:
         for index, node_id in enumerate(ids):
             check_node_id(node_id, f"{field}[{index}]" if indexed else field)
-        rows = tx.run("tasks.lookup", namespace=namespace, ids=ids) if ids else []
+        rows = TaskQueries(tx).lookup(namespace=namespace, ids=ids) if ids else []
         for index, row in enumerate(rows):
             if not row["found"] or not viewer.sees(row):
                 raise NotFoundError(f"{field}[{index}]" if indexed else field, f"node {row['id']!r} does not exist")
@@ -268,7 +273,7 @@ TASK_FIELDS = ("importance", "tags", "agent_id", "private", "created_at", "updat
                "suspended_at", "suspension_root", "resumed_at")  # fmt: skip
 
 
-def task_view(node: dict[str, Any], parent_id: str | None, depends_on: list[dict[str, Any]]) -> dict[str, Any]:
+def task_view(node: dict[str, Any], parent_id: str | None, depends_on: list[Dependency]) -> dict[str, Any]:
     """What the task routes show of a Task node (no subtasks)."""
     view: dict[str, Any] = {
         "id": node["id"],

@@ -7,9 +7,9 @@ derived data and are not part of the file).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import islice
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from app.domain.inputs import InputError, check_namespace, check_node_id, namespace_term, public_properties
 from app.domain.keys import EVERYTHING, Viewer
@@ -29,11 +29,15 @@ from app.memory.namespaces import Namespaces
 from app.memory.records import NODE_PROPERTIES, RELATIONSHIP_PROPERTIES, check_properties
 from app.memory.semantic import NodeText, SemanticIndexer, embedding_text
 from app.stores.graph import GraphStore, GraphTx
+from app.stores.queries.namespace_queries import NamespaceQueries
+from app.stores.queries.transfer_queries import ImportNode, ImportRelationship, TransferQueries
 
 Format = Literal["json", "graphml"]
 EMBED_BATCH = 256
 EXPORT_PAGE = 1000  # nodes per export query (a source node's relationships come with it)
 CHUNK_CHARS = 1 << 16
+
+Row = TypeVar("Row", bound=Mapping[str, Any])  # a row of a keyset-paged export query
 
 
 class Transfer:
@@ -52,7 +56,7 @@ class Transfer:
     def nodes(self, namespace: str, viewer: Viewer = EVERYTHING) -> Iterator[SnapshotNode]:
         """The nodes by id, a page at a time; another agent's private memories are left out unless the
         viewer sees private memories."""
-        for row in self._pages("transfer.export_nodes", namespace, "id"):
+        for row in self._pages(TransferQueries(self.graph).export_nodes, namespace, "id"):
             if viewer.sees(row["properties"]):
                 # `namespace_term` derives from the namespace: import sets the one of the namespace it fills.
                 yield SnapshotNode(row["id"], tuple(row["labels"]), public_properties(row["properties"]))
@@ -60,18 +64,18 @@ class Transfer:
     def relationships(self, namespace: str, viewer: Viewer = EVERYTHING) -> Iterator[SnapshotRelationship]:
         """The relationships by source id, then type and target; those touching a node the viewer does
         not see are left out, as that node is."""
-        for row in self._pages("transfer.export_relationships", namespace, "source"):
+        for row in self._pages(TransferQueries(self.graph).export_relationships, namespace, "source"):
             if not viewer.sees(row["visibility"]):
                 continue
             for rel in sorted(row["relationships"], key=lambda rel: (rel["type"], rel["target"])):
                 if viewer.sees(rel["visibility"]):
                     yield SnapshotRelationship(rel["type"], row["source"], rel["target"], rel["properties"])
 
-    def _pages(self, query: str, namespace: str, cursor: str) -> Iterator[dict[str, Any]]:
+    def _pages(self, page: Callable[..., list[Row]], namespace: str, cursor: str) -> Iterator[Row]:
         """Rows of a keyset-paged query (`$after`, `$limit`), one page in memory at a time."""
         after = ""
         while True:
-            rows = self.graph.read(query, namespace=namespace, after=after, limit=EXPORT_PAGE)
+            rows = page(namespace=namespace, after=after, limit=EXPORT_PAGE)
             yield from rows
             if len(rows) < EXPORT_PAGE:
                 return
@@ -102,12 +106,13 @@ class Transfer:
         relationships = [_relationship_row(rel, index) for index, rel in enumerate(snapshot.relationships)]
 
         def work(tx: GraphTx) -> None:
-            if not tx.run("namespace.get", namespace=namespace):
+            namespaces, transfer = NamespaceQueries(tx), TransferQueries(tx)
+            if not namespaces.get(namespace=namespace):
                 raise NotFoundError("namespace", f"namespace {namespace!r} does not exist")
-            if tx.run("namespace.count_memories", namespace=namespace)[0]["count"]:
+            if namespaces.count_memories(namespace=namespace)[0]["count"]:
                 raise ConflictError("namespace", f"namespace {namespace!r} is not empty; import needs an empty one")
-            tx.run("transfer.import_nodes", namespace=namespace, nodes=nodes)
-            tx.run("transfer.import_relationships", namespace=namespace, relationships=relationships)
+            transfer.import_nodes(namespace=namespace, nodes=nodes)
+            transfer.import_relationships(namespace=namespace, relationships=relationships)
 
         # No transaction timeout: an import is one transaction however large (its size is bounded by
         # HIPPOGRAPH_MAX_BATCH_BODY_BYTES), and 100,000 nodes outlast the default 60 s.
@@ -189,7 +194,7 @@ def _joined(chunks: Iterator[str], size: int) -> Iterator[str]:
         yield "".join(pending)
 
 
-def _node_row(node: SnapshotNode, index: int, namespace: str) -> dict[str, Any]:
+def _node_row(node: SnapshotNode, index: int, namespace: str) -> ImportNode:
     """The node as import writes it, checked as strictly as the routes that write nodes: reads,
     recall and decay would fail on a value of the wrong kind for good (issue 20)."""
     node_type = _node_type(node, index)
@@ -202,7 +207,7 @@ def _node_row(node: SnapshotNode, index: int, namespace: str) -> dict[str, Any]:
     return {"type": node_type.value, "properties": properties}
 
 
-def _relationship_row(rel: SnapshotRelationship, index: int) -> dict[str, Any]:
+def _relationship_row(rel: SnapshotRelationship, index: int) -> ImportRelationship:
     if rel.type not in RelType.__members__.values():
         raise InputError(f"relationships[{index}].type", "must be one of the seven relationship types")
     check_properties(rel.properties, RELATIONSHIP_PROPERTIES, f"relationships[{index}].properties")

@@ -10,7 +10,9 @@ which nothing serves (its task outcomes stay in that process).
 
 No metric carries a namespace label unless `HIPPOGRAPH_METRICS_NAMESPACES=1` (namespace names can
 be customer names); then the recall and ingest metrics do. No metric carries memory content.
-"""
+
+Layers of one concept (one file name): `app/observability/metrics.py` (the metrics);
+`app/api/metrics.py` (`GET /metrics`)."""
 
 from __future__ import annotations
 

@@ -20,6 +20,7 @@ from app.domain.keys import EVERYTHING, Viewer
 from app.domain.model import Importance, NodeType
 from app.recall.neighbourhood import seen_by
 from app.stores.graph import GraphStore
+from app.stores.queries.recall_queries import RecallQueries
 
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 200
@@ -93,8 +94,7 @@ class MemoryListing:
         if since >= until:
             raise InputError("until", "must be later than since")
         upper, after_id = decode_cursor(cursor) if cursor is not None else (_LATEST_TEXT, None)
-        rows = self.graph.read(
-            "recall.listing",
+        rows = RecallQueries(self.graph).listing(
             namespace=namespace,
             since=since,
             until=until,

@@ -13,8 +13,8 @@ from typing import Literal
 from app.domain.datafile import read_yaml
 from app.domain.inputs import namespace_term
 from app.domain.text import CJK_RUN, STOP_WORDS, tokens
-from app.extract.names import normalize_name
-from app.extract.timeexpr import find_time_expressions, window_of
+from app.extract.names import cjk_name_forms, normalize_name
+from app.recall.question_time import question_time
 
 # Words, with their original case kept, for entity n-grams ("Model Y", "New York").
 _WORD = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*", re.UNICODE)
@@ -169,15 +169,47 @@ class ParsedQuery:
     literal: bool = False
     # The query asks for the current state or for history (`asks_state`; app/recall/currency.py).
     state: State | None = None
+    # The text the terms were read from (without its time words), for `with_speakers`.
+    lexical_text: str = ""
+    # How the query writes the Chinese names of its speakers (晓雯 for 林晓雯; `with_speakers`).
+    speaker_forms: tuple[str, ...] = ()
 
     def with_speakers(self, keys: tuple[str, ...]) -> ParsedQuery:
-        return replace(self, speakers=keys)
+        """The query with the name keys of the speakers it names. A Chinese name, which no space sets
+        apart, is cut out of its run before the bigrams are made, as an English name is a word of its
+        own: "晓雯在学校教什么" has the terms 晓雯 (a speaker term) and 学校, not 雯在."""
+        forms = _said_forms(self.lexical_text, keys)
+        if not forms:
+            return replace(self, speakers=keys, speaker_forms=())
+        rest = self.lexical_text
+        for form in forms:
+            rest = rest.replace(form, " ")
+        named = [bigram for form in forms for bigram in tokens(form, drop_stop_words=False)]
+        terms = _distinct([*named, *_with_bases(tokens(rest))], MAX_TERMS)
+        return replace(self, speakers=keys, speaker_forms=forms, terms=terms)
 
     @property
     def speaker_terms(self) -> tuple[str, ...]:
-        """The terms that are a named speaker's name (or its possessive)."""
+        """The terms that are a named speaker's name (or its possessive; a bigram of how the query
+        writes a Chinese speaker's name)."""
         words = _speaker_words(self.speakers)
-        return tuple(term for term in self.terms if _is_speaker_word(term, words))
+        said = {bigram for form in self.speaker_forms for bigram in tokens(form, drop_stop_words=False)}
+        return tuple(term for term in self.terms if term in said or _is_speaker_word(term, words))
+
+
+def _said_forms(text: str, keys: tuple[str, ...]) -> tuple[str, ...]:
+    """The forms of the Chinese speaker names in `keys` that `text` says (`cjk_name_forms`), longest
+    first; where two overlap the longer one is taken (林晓雯, not also 晓雯)."""
+    forms = sorted(
+        {form for key in keys for form in cjk_name_forms(key) if form in text and CJK_RUN.match(form)},
+        key=len,
+        reverse=True,
+    )
+    taken: list[str] = []
+    for form in forms:
+        if not any(form in longer for longer in taken):
+            taken.append(form)
+    return tuple(taken)
 
 
 def lucene_query(
@@ -205,6 +237,10 @@ def lucene_query(
         return None
 
     def phrase(value: str) -> str:
+        if len(value) == 1 and CJK_RUN.match(value):
+            # The index holds Chinese as bigrams: a character alone (猫, 车, 书) is a token only where
+            # it stands alone, so it asks for the bigrams it opens (猫* matches 猫咪, and 橘猫已经's 猫已).
+            return f"{value}*"
         return '"' + _LUCENE_SPECIAL.sub(r"\\\1", value) + '"'
 
     def weighted(term: str) -> str:
@@ -263,10 +299,10 @@ def _with_bases(words: list[str]) -> list[str]:
 def parse_query(
     text: str, now: datetime, vocabulary: SlotVocabulary, categories: CategoryVocabulary | None = None
 ) -> ParsedQuery:
-    times = find_time_expressions(text, now)
-    # The words of a time expression ("last week", "三天前") are the window's job, not full text:
-    # they match every turn that says them (tens of thousands at 1M nodes), slowly and off-topic.
-    untimed = _blank_spans(text, [mention.span for mention in times])
+    asked = question_time(text, now)
+    # The words of a time expression ("last week", "三天前", "去年夏天") are the window's job, not full
+    # text: they match every turn that says them (tens of thousands at 1M nodes), slowly and off-topic.
+    untimed = _blank_spans(text, [*asked.spans, *_request_spans(text)])
     terms = _distinct(_with_bases(tokens(untimed)), MAX_TERMS)
     names = _capitalized_only(untimed)
     found = [v for term in terms if term not in names for v in word_variants(term)]
@@ -278,12 +314,13 @@ def parse_query(
         variants=variants,
         entity_keys=_distinct(_with_bases(_entity_keys(text)), 4 * MAX_TERMS),
         slot_keys=_distinct(_slot_keys(text, terms, vocabulary), MAX_TERMS),
-        window=window_of(times),
+        window=asked.window,
         aggregate=asks_to_aggregate(text),
         ahead=asks_ahead(text),
         literal=only_identifiers(text),
         state=asks_state(text),
         members=tuple(m for m in members if m not in terms and m not in variants)[:MAX_MEMBERS],
+        lexical_text=untimed,
     )
 
 
@@ -376,9 +413,8 @@ def dense_query(text: str, speakers: tuple[str, ...] = ()) -> str:
     if not words:
         return text
     kept = [piece for piece in re.split(r"(\s+)", text) if not _is_speaker_word(piece, words)]
-    for key in speakers:
-        if not key.isascii():  # Chinese names are not set apart by spaces
-            kept = [piece.replace(key, "") for piece in kept]
+    for form in _said_forms(text, speakers):  # Chinese names are not set apart by spaces
+        kept = [piece.replace(form, "") for piece in kept]
     rest = " ".join("".join(kept).split())
     return rest if tokens(rest) else text
 
@@ -390,6 +426,21 @@ def _speaker_words(speakers: tuple[str, ...]) -> frozenset[str]:
 def _is_speaker_word(word: str, speaker_words: frozenset[str]) -> bool:
     key = normalize_name(word.strip(_EDGE_PUNCTUATION))
     return bool(key) and any(base in speaker_words for base in _with_bases([key]))
+
+
+# A Chinese request that opens a query ("帮我查一下王磊住在哪里", "我想问一下……", "请帮我回忆一下"): what an
+# agent asks of the memory, not what it is about. Only at the start: in a turn, 帮我找到 is what happened.
+_CJK_REQUEST = re.compile(
+    r"^\W*(?:请|麻烦你?)?(?:你)?(?:帮我|帮忙)?(?:查|找|搜|看|回忆|想想)(?:一下|一查|一找|看)"
+    r"|^\W*(?:请|麻烦你?)?(?:你)?(?:帮我|帮忙)(?:查|找|搜|看看|回忆)"
+    r"|^\W*我?想问(?:一下|问)?"
+)
+
+
+def _request_spans(text: str) -> list[tuple[int, int]]:
+    """The span of a Chinese request opening the query (`_CJK_REQUEST`), if any."""
+    m = _CJK_REQUEST.match(text)
+    return [m.span()] if m else []
 
 
 def _blank_spans(text: str, spans: list[tuple[int, int]]) -> str:

@@ -9,25 +9,26 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent import futures
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import UTC, datetime
 from itertools import chain
-from typing import Any, Protocol, TypeVar
+from typing import Any
 
 from app.domain.decay import SOFT_FORGET_THRESHOLD
-from app.domain.inputs import ELLIPSIS, derive_summary
+from app.domain.inputs import ELLIPSIS
 from app.domain.keys import EVERYTHING, Viewer
-from app.domain.model import NodeType, Source
+from app.domain.model import NodeType
 from app.domain.passages import sentence_of_passage
-from app.domain.text import mostly_chinese
-from app.domain.turns import Turn, dialogue_id
+from app.domain.text import CJK_RUN, mostly_chinese
+from app.domain.turns import dialogue_id
 from app.domain.vector_pair import is_english
 from app.embedding.encoder import Embedder
 from app.embedding.pair import PairedEmbedder
-from app.extract.names import normalize_name
+from app.extract.names import cjk_name_forms
 from app.memory.activity import AccessLog
 from app.memory.hot_window import HotWindow
 from app.memory.learning import HebbianLearning
+from app.recall.candidates import candidate_of, mark_context, named_keys, pending_turn_node, spoken_by, subject_key_of
 from app.recall.currency import newer_first
 from app.recall.excerpt import excerpt
 from app.recall.fusion import (
@@ -35,7 +36,6 @@ from app.recall.fusion import (
     Candidate,
     Card,
     FusionWeights,
-    Mode,
     card_order,
     rank,
     reply_credit,
@@ -43,117 +43,36 @@ from app.recall.fusion import (
     within_budget,
 )
 from app.recall.neighbourhood import seen_by
-from app.recall.query import CategoryVocabulary, ParsedQuery, SlotVocabulary, dense_query, lucene_query, parse_query
-from app.recall.relevance import answers, card_text, nothing_relevant_note, query_terms, relevance, term_coverage
-from app.stores.graph import GraphStore, parse_datetime
+from app.recall.parameters import (
+    CARD_IDS_SIZE,
+    DETAIL_IDS_SIZE,
+    ENTITY_KEYS_SIZE,
+    EPOCH,
+    HOT_SEEDS_SIZE,
+    NO_MATCH,
+    NO_WINDOW,
+    SLOT_KEYS_SIZE,
+    fixed_lucene,
+    fixed_size,
+)
+from app.recall.query import CategoryVocabulary, ParsedQuery, SlotVocabulary, dense_query, parse_query
+from app.recall.relevance import answers, card_text, query_terms, relevance, term_coverage
+from app.recall.request import RecallObserver, RecallRequest, RecallResult, SpreadingSettings
+from app.stores.graph import GraphStore
+from app.stores.queries.recall_queries import HotRow, HotSeed, RecallQueries
 from app.stores.vectors import VectorStore
 from app.stores.vectors.base import CONTEXT_PASSAGE, PASSAGE_KEY
 
-EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-NO_WINDOW = EPOCH  # the window parameters of a query that names no time
-NO_MATCH = "\u0000"  # no id, name key or slot is ever this
-
-# Neo4j caches a plan per query, parameter types AND size bucket of every list and string parameter
-# (about one per power of ten): a recall whose lists or Lucene string fell into another bucket was
-# planned again, 0.5-0.9 s (measured). So the read path's lists and strings always have these
-# sizes: cut to them, or padded with values that match nothing.
-ENTITY_KEYS_SIZE = 64
-SLOT_KEYS_SIZE = 32
-HOT_SEEDS_SIZE = 16  # >= SpreadingSettings.hot_limit
-CARD_IDS_SIZE = 64  # >= SpreadingSettings.cold_limit
-LUCENE_CHARS = 4000  # the bucket of 1001-10000 characters; longer queries drop their last words
 # Not valid namespace names (they have spaces), so the warm-up can never read real data. Names are
-# 1-64 characters: two size buckets (see ENTITY_KEYS_SIZE), one warm-up each.
+# 1-64 characters: two size buckets (see parameters.ENTITY_KEYS_SIZE), one warm-up each.
 WARM_UP_NAMESPACES = ("warm up", "warm up the longer names")
-# The details read (`recall.details`: recall's excerpts, the context builder) always sends this many
-# ids (padded with NO_MATCH): one plan for every request. >= the top_k limit.
-DETAIL_IDS_SIZE = 100
-T = TypeVar("T")
+# The Chinese speakers of a namespace (`recall.chinese_speakers`): how long a read is used, how many
+# are read, how many namespaces are kept. A speaker new since the read is still found by its full name.
+CHINESE_SPEAKERS_TTL_S = 60.0
+CHINESE_SPEAKERS_LIMIT = 1000
+CHINESE_SPEAKERS_NAMESPACES = 1024
 # The cold path's vector scores, the cards of its hits, and the sentence point each turn was found by.
 ColdHits = tuple[dict[str, float], list[dict[str, Any]], dict[str, int]]
-
-
-@dataclass(frozen=True)
-class RecallRequest:
-    query: str
-    top_k: int = 10
-    mode: Mode = "local"
-    include_history: bool = False
-    token_budget: int | None = None
-    as_of: datetime | None = None
-    now: datetime | None = None
-    agent_id: str | None = None
-    agent_ids: frozenset[str] | None = None  # only memories written by these agents
-    viewer: Viewer = EVERYTHING  # whose private memories may be shown
-    # No card when none has a `relevance` (app/recall/relevance.py) of at least this; 0: always cards.
-    min_score: float = 0.0
-
-    def admits(self, node: dict[str, Any]) -> bool:
-        """A candidate the asker may see and asked for (applied to the candidates before ranking)."""
-        if not self.viewer.sees(node):
-            return False
-        return self.agent_ids is None or node.get("agent_id") in self.agent_ids
-
-
-@dataclass(frozen=True)
-class SpreadingSettings:
-    max_depth: int = 3
-    hop_decay: float = 0.5
-    min_activation: float = 0.05
-    max_fanout: int = 64  # nodes with more relationships are reached but not expanded through
-    cap: int = 100  # nodes kept per stage (bounds the cost on dense graphs)
-    result_limit: int = 50  # hot-path nodes handed to fusion
-    text_limit: int = 50  # full-text / slot / time-window seeds fetched
-    # Lucene weight of the query words' other inflections (app/recall/query.word_variants); 0: none.
-    # 1.0 (as stemming) measured above 0.5 on LoCoMo dev (docs/benchmarks.md, "Word variants").
-    variant_boost: float = 1.0
-    # Lucene weight of the members of a category the query names (app/data/category_words.yaml:
-    # "camping" for "activities"); 0: none (docs/benchmarks.md, "Excerpts and categories").
-    member_boost: float = 1.0
-    # Look up the speakers the query names (`recall.speakers`): their names weigh `speaker_boost` in
-    # the full-text query and are left out of the embedded one (docs/benchmarks.md, "Speaker names and
-    # context points").
-    speaker_names: bool = True
-    speaker_boost: float = 0.2
-    seed_limit: int = 60  # seeds spreading activation starts from
-    hot_limit: int = 10  # hot-window seeds
-    cold_limit: int = 40  # vector hits
-    slot_only_score: float = 0.6  # a fact whose slot the query names, subject not named
-    window_score: float = 0.5  # an event inside the query's time window
-    co_activate_top: int = 5  # the leading cards of a recall count as co-activated
-    # A card whose summary was cut shows the sentence the query is about (app/recall/excerpt.py).
-    excerpts: bool = True
-
-    def __post_init__(self) -> None:
-        # The fixed parameter sizes must hold every seed and hit (see ENTITY_KEYS_SIZE).
-        if self.hot_limit > HOT_SEEDS_SIZE or self.cold_limit > CARD_IDS_SIZE:
-            raise ValueError(f"hot_limit <= {HOT_SEEDS_SIZE} and cold_limit <= {CARD_IDS_SIZE} are required")
-
-
-class RecallObserver(Protocol):
-    """Told about every recall (the metrics: `app/observability/metrics.py`), from the one place
-    results are produced."""
-
-    def observe_recall(self, namespace: str, stats: Mapping[str, Any], cards: int) -> None: ...
-
-
-@dataclass
-class RecallResult:
-    cards: list[Card]
-    stats: dict[str, Any] = field(default_factory=dict)
-    # Cards ranked but left out: none of them reached the request's `min_score`.
-    below_min_score: int = 0
-    min_score: float = 0.0
-
-    @property
-    def nothing_relevant(self) -> bool:
-        """No card to show: nothing matched, or nothing reached `min_score`."""
-        return not self.cards
-
-    @property
-    def note(self) -> str | None:
-        """Why there is no card, in words (None when there are cards)."""
-        return nothing_relevant_note(self.min_score, self.below_min_score) if self.nothing_relevant else None
 
 
 class Recall:
@@ -170,6 +89,7 @@ class Recall:
         observer: RecallObserver | None = None,
     ) -> None:
         self.graph = graph
+        self.queries = RecallQueries(graph)
         self.vectors = vectors
         self.embedder = embedder
         self.hot_window = hot_window
@@ -182,6 +102,7 @@ class Recall:
         self.categories = CategoryVocabulary.load()
         # The cold path runs beside the hot one; a small shared pool (2 cores here).
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="recall-cold")
+        self._chinese_speakers_read: dict[str, tuple[float, tuple[str, ...]]] = {}
 
     def close(self) -> None:
         # Waits for a cold path still running, so the engines it reads are not closed under it.
@@ -194,6 +115,7 @@ class Recall:
         parsed = parse_query("what did I do last week", datetime.now(UTC), self.vocabulary, self.categories)
         for namespace in WARM_UP_NAMESPACES:
             self._speakers(namespace, parsed)
+            self._read_chinese_speakers(namespace)
             self._graph_seeds_and_spread(namespace, parsed, [])
             self._cards(namespace, [])
             self._replies(namespace, [])
@@ -222,7 +144,11 @@ class Recall:
         cold, cold_ms = cold_future.result()
 
         fusion_start = time.perf_counter()
-        candidates = self._candidates(hot, cold, pending_turns, focus_session, request.agent_id, parsed.entity_keys)
+        candidates, named = self._candidates(hot, cold, pending_turns, focus_session, request.agent_id, parsed)
+        if self.spreading.speaker_names:
+            # A speaker the query calls by a short form of a Chinese name (晓雯 for 林晓雯) is named too.
+            spoken = spoken_by(candidates.values(), named)
+            parsed = parsed.with_speakers(tuple(sorted(set(parsed.speakers) | spoken)))
 
         # A question about the past of a value ("what did billing use before?") is answered with
         # the superseded facts too; one about its current state puts the newer statements first.
@@ -242,7 +168,7 @@ class Recall:
             )
 
         ranked = ranked_candidates()
-        replies = self._credit_replies(namespace, parsed, ranked, candidates, focus_session, request.agent_id)
+        replies = self._credit_replies(namespace, parsed, ranked, candidates, focus_session, request.agent_id, named)
         if replies:
             ranked = ranked_candidates()
         # Last, after the replies' credit was read off the ranked scores: only the leading cards'
@@ -307,8 +233,10 @@ class Recall:
         top = max((score for _, score in window.hits), default=0.0)
         scored = [(turn, score / top) for turn, score in window.hits] if top else []
         # Turns the write tracks have not reached yet become cards built from the hot window itself.
-        pending = {dialogue_id(turn.session_id, turn.turn_id): (_turn_node(turn), score) for turn, score in scored}
-        hot_seeds = [{"id": node_id, "score": score} for node_id, (_, score) in pending.items()]
+        pending = {
+            dialogue_id(turn.session_id, turn.turn_id): (pending_turn_node(turn), score) for turn, score in scored
+        }
+        hot_seeds = [HotSeed(id=node_id, score=score) for node_id, (_, score) in pending.items()]
         spread = self._graph_seeds_and_spread(namespace, parsed, hot_seeds)
         rows = spread["rows"]
         focus = window.latest_session if request.mode == "local" else None
@@ -319,14 +247,11 @@ class Recall:
         }
         return rows, stats, pending, focus
 
-    def _graph_seeds_and_spread(
-        self, namespace: str, parsed: ParsedQuery, hot_seeds: list[dict[str, Any]]
-    ) -> dict[str, Any]:
+    def _graph_seeds_and_spread(self, namespace: str, parsed: ParsedQuery, hot_seeds: list[HotSeed]) -> HotRow:
         """`recall.hot`'s one record: `rows` (a map per node: seed parts, spread, card fields),
         `expanded` and `seeds`."""
         s = self.spreading
-        [record] = self.graph.read(
-            "recall.hot",
+        [record] = self.queries.hot(
             namespace=namespace,
             lucene=fixed_lucene(namespace, parsed, s.variant_boost, s.speaker_boost, s.member_boost),
             # Every parameter always has the same type and size bucket (lists of fixed sizes, the
@@ -334,7 +259,7 @@ class Recall:
             entity_keys=fixed_size(parsed.entity_keys, ENTITY_KEYS_SIZE, NO_MATCH),
             slot_keys=fixed_size(parsed.slot_keys, SLOT_KEYS_SIZE, NO_MATCH),
             no_match=NO_MATCH,
-            hot_seeds=fixed_size(hot_seeds, HOT_SEEDS_SIZE, {"id": NO_MATCH, "score": 0.0}),
+            hot_seeds=fixed_size(hot_seeds, HOT_SEEDS_SIZE, HotSeed(id=NO_MATCH, score=0.0)),
             has_window=parsed.window is not None,
             window_start=parsed.window[0] if parsed.window else NO_WINDOW,
             window_end=parsed.window[1] if parsed.window else NO_WINDOW,
@@ -355,12 +280,37 @@ class Recall:
 
     def _speakers(self, namespace: str, parsed: ParsedQuery) -> tuple[str, ...]:
         """The name keys of the namespace's speakers that the query names (one index seek)."""
-        [record] = self.graph.read(
-            "recall.speakers",
+        [record] = self.queries.speakers(
             namespace=namespace,
             keys=fixed_size(parsed.entity_keys, ENTITY_KEYS_SIZE, NO_MATCH),
         )
-        return tuple(sorted(record["speakers"]))
+        found = set(record["speakers"])
+        if CJK_RUN.search(parsed.text):
+            said = parsed.text
+            found |= {key for key in self._chinese_speakers(namespace) if any(f in said for f in cjk_name_forms(key))}
+        return tuple(sorted(found))
+
+    def _chinese_speakers(self, namespace: str) -> tuple[str, ...]:
+        """The namespace's speakers with Chinese names, read at most once a minute: a query calls them
+        by a short form (晓雯 for 林晓雯) that no key of the query equals."""
+        now = time.monotonic()
+        cached = self._chinese_speakers_read.get(namespace)
+        if cached is not None and cached[0] > now:
+            return cached[1]
+        keys = self._read_chinese_speakers(namespace)
+        if len(self._chinese_speakers_read) >= CHINESE_SPEAKERS_NAMESPACES:
+            self._chinese_speakers_read.clear()
+        self._chinese_speakers_read[namespace] = (now + CHINESE_SPEAKERS_TTL_S, keys)
+        return keys
+
+    def _read_chinese_speakers(self, namespace: str) -> tuple[str, ...]:
+        [record] = self.queries.chinese_speakers(
+            namespace=namespace,
+            first_han="\u3400",
+            after_han="\ua000",
+            limit=CHINESE_SPEAKERS_LIMIT,
+        )
+        return tuple(record["speakers"])
 
     # -- cold path ---------------------------------------------------------------------------
 
@@ -400,14 +350,12 @@ class Recall:
 
     def _replies(self, namespace: str, turn_ids: list[str]) -> list[dict[str, Any]]:
         """The turns up to two places from each of `turn_ids` in its session (`recall.replies` rows)."""
-        [record] = self.graph.read(
-            "recall.replies", namespace=namespace, ids=fixed_size(turn_ids, CARD_IDS_SIZE, NO_MATCH)
-        )
+        [record] = self.queries.replies(namespace=namespace, ids=fixed_size(turn_ids, CARD_IDS_SIZE, NO_MATCH))
         replies: list[dict[str, Any]] = record["replies"]
         return replies
 
     def _cards(self, namespace: str, ids: list[str]) -> list[dict[str, Any]]:
-        [record] = self.graph.read("recall.cards", namespace=namespace, ids=fixed_size(ids, CARD_IDS_SIZE, NO_MATCH))
+        [record] = self.queries.cards(namespace=namespace, ids=fixed_size(ids, CARD_IDS_SIZE, NO_MATCH))
         cards: list[dict[str, Any]] = record["cards"]
         return cards
 
@@ -420,9 +368,10 @@ class Recall:
         pending_turns: dict[str, tuple[dict[str, Any], float]],
         focus_session: str | None,
         agent_id: str | None,
-        named: Sequence[str],
-    ) -> dict[str, Candidate]:
-        """Hot rows and cold cards (both carry the card fields) plus pending hot-window turns."""
+        parsed: ParsedQuery,
+    ) -> tuple[dict[str, Candidate], frozenset[str]]:
+        """Hot rows and cold cards (both carry the card fields) plus pending hot-window turns, and the
+        keys of whom the query names (`named_keys`)."""
         cold_scores, cold_cards, _ = cold
         nodes = {row["id"]: row for row in [*cold_cards, *hot]}
         candidates: dict[str, Candidate] = {}
@@ -439,10 +388,10 @@ class Recall:
         for node_id, score in cold_scores.items():
             if node_id in candidates:
                 candidates[node_id].vector = score
-        named_keys = frozenset(named)
+        named = named_keys(parsed, [candidate.node for candidate in candidates.values()])
         for candidate in candidates.values():
-            mark_context(candidate, focus_session, agent_id, named_keys)
-        return candidates
+            mark_context(candidate, focus_session, agent_id, named)
+        return candidates, named
 
     def _credit_replies(
         self,
@@ -452,6 +401,7 @@ class Recall:
         candidates: dict[str, Candidate],
         focus_session: str | None,
         agent_id: str | None,
+        named: frozenset[str],
     ) -> int:
         """Give the named speakers' turns beside the leading cards their `reply_credit` (turns not
         found yet join `candidates`); returns how many turns got credit (0: nothing to rank again).
@@ -475,7 +425,7 @@ class Recall:
             candidate = candidates.get(turn)
             if candidate is None:
                 candidate = candidates[turn] = candidate_of(turns[turn])
-                mark_context(candidate, focus_session, agent_id, frozenset(parsed.entity_keys))
+                mark_context(candidate, focus_session, agent_id, named)
             candidate.reply, candidate.reply_ceiling = value, ceiling
         return len(credit)
 
@@ -498,7 +448,7 @@ class Recall:
         stored = [card.id for card in cut if contents[card.id] is None]
         if stored:
             ids = fixed_size(stored, DETAIL_IDS_SIZE, NO_MATCH)
-            rows = self.graph.read("recall.details", namespace=namespace, ids=ids, **seen_by(viewer))
+            rows = self.queries.details(namespace=namespace, ids=ids, **seen_by(viewer))
             contents.update({row["id"]: row["content"] for row in rows})
         named = set(parsed.speaker_terms)
         members = parsed.members if self.spreading.member_boost > 0 else ()
@@ -526,78 +476,3 @@ class Recall:
 def _no_cold_hits(namespace: str, parsed: ParsedQuery) -> ColdHits:
     """The cold path of a query whose vectors would be chance (`FusionWeights.unread_vector` 0)."""
     return {}, [], {}
-
-
-def fixed_size(values: Sequence[T], size: int, filler: T) -> list[T]:
-    """`values` cut or padded with `filler` to exactly `size` items (see ENTITY_KEYS_SIZE)."""
-    return [*values[:size], *[filler] * (size - len(values))]
-
-
-def fixed_lucene(
-    namespace: str,
-    parsed: ParsedQuery,
-    variant_boost: float = 0.0,
-    speaker_boost: float = 1.0,
-    member_boost: float = 0.0,
-) -> str:
-    """The full-text query padded with spaces to LUCENE_CHARS (blank: no full-text seeds), without
-    the last category members, then the last variants, then the last terms, when it would be longer
-    (see ENTITY_KEYS_SIZE)."""
-    terms, variants = parsed.terms, parsed.variants if variant_boost > 0 else ()
-    members = parsed.members if member_boost > 0 else ()
-    speaker_terms = parsed.speaker_terms
-
-    def query() -> str:
-        return (
-            lucene_query(namespace, terms, variants, variant_boost, speaker_terms, speaker_boost, members, member_boost)
-            or ""
-        )
-
-    while len(query()) > LUCENE_CHARS and (terms or variants or members):
-        if members:
-            members = members[:-1]
-        elif variants:
-            variants = variants[:-1]
-        else:
-            terms = terms[:-1]
-    return query().ljust(LUCENE_CHARS)
-
-
-def candidate_of(row: Mapping[str, Any]) -> Candidate:
-    """A candidate from a row of the `card` fragment of cypher/recall.cypher (its times parsed)."""
-    times = {key: parse_datetime(value) for key, value in row["times"].items() if value is not None}
-    return Candidate(row["id"], row["type"], row["node"] | times)
-
-
-def mark_context(candidate: Candidate, focus_session: str | None, agent_id: str | None, named: frozenset[str]) -> None:
-    """Whether the candidate belongs to the current focus (its session, or the asking agent's
-    memories) and whether it is about someone the query names."""
-    node = candidate.node
-    candidate.in_focus = bool(
-        (focus_session is not None and node.get("session_id") == focus_session)
-        or (agent_id is not None and node.get("agent_id") == agent_id)
-    )
-    candidate.named_subject = subject_key_of(node) in named
-
-
-def subject_key_of(node: Mapping[str, Any]) -> str | None:
-    """Whom a memory is about: a fact's or event's subject, else the speaker of a turn."""
-    if node.get("subject_key"):
-        return str(node["subject_key"])
-    speaker = node.get("speaker")
-    return normalize_name(str(speaker)) if speaker else None
-
-
-def _turn_node(turn: Turn) -> dict[str, Any]:
-    return {
-        "label": f"{turn.speaker}: {turn.text[:80]}",
-        "summary": derive_summary(turn.text),
-        "content": turn.text,
-        "source": Source.USER_STATED.value,
-        "confidence": 1.0,
-        "source_turn_ids": [turn.turn_id],
-        "timestamp": turn.timestamp,
-        "session_id": turn.session_id,
-        "speaker": turn.speaker,
-        "agent_id": turn.agent_id,
-    }

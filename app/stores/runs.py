@@ -1,6 +1,9 @@
 """Circuit-breaker run states in Redis: one JSON string per run, `hg:{<namespace>}:run:<run id>:<agent
 id>` (run ids hold no ':', so the key is unambiguous), expiring `ttl_s` after its last change. The
-JSON is `app/context/breaker.py`'s `RunState`; `app/context/runs.py` gives it its meaning."""
+JSON is `app/context/breaker.py`'s `RunState`; `app/context/runs.py` gives it its meaning.
+
+Layers of one concept (one file name): `app/context/runs.py` (runs and their breaker);
+`app/stores/runs.py` (run states in Redis); `app/api/runs.py` (the routes)."""
 
 from __future__ import annotations
 

@@ -8,28 +8,16 @@ from typing import Any
 from pydantic import Field
 
 from app.analytics.named_queries import AnalyticsCatalog
-from app.api.access import Access
-from app.api.analytics import query_graph
-from app.api.forget import run_forget
-from app.api.memories import search_memories, store_memory, visible_node
-from app.api.recall import follow_chain, neighbourhood_of, recall_cards
-from app.api.schemas import (
-    MAX_CONTENT_CHARS,
-    ChainBody,
-    CypherBody,
-    Flag,
-    ForgetBody,
-    MemoryBody,
-    MemorySearchQuery,
-    Number,
-    RecallBody,
-    Strict,
-    Text,
-    Whole,
-)
 from app.domain.inputs import derive_summary
 from app.domain.keys import Role
 from app.domain.model import Importance, NodeType
+from app.operations.access import Access
+from app.operations.analytics import query_graph
+from app.operations.fields import MAX_CONTENT_CHARS, Flag, Number, Strict, Text, Whole
+from app.operations.forget import run_forget
+from app.operations.memories import search_memories, store_memory, visible_node
+from app.operations.recall import follow_chain, neighbourhood_of, recall_cards
+from app.operations.schemas import ChainBody, CypherBody, ForgetBody, MemoryBody, MemorySearchQuery, RecallBody
 from app.recall.neighbourhood import MAX_DEPTH, MAX_LIMIT
 from app.recall.relevance import DEFAULT_MIN_SCORE
 from app.runtime import Runtime

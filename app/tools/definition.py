@@ -11,8 +11,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from app.api.access import Access
 from app.domain.keys import Role
+from app.operations.access import Access
 from app.runtime import Runtime
 
 

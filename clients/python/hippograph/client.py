@@ -7,11 +7,12 @@
         for card in hg.recall("what did Ann say?").items:
             print(card.label)
 
-Every route is one method (built once in `hippograph/_requests.py`; both clients inherit the same
-`Routes`), answers are the API's own response models, and an error answer raises the subclass of
-`HippographError` of its code (`hippograph/errors.py`). Idempotent calls are retried on 503 and on a
-failed connection (`RetryPolicy`); namespaced methods take `namespace=`, defaulting to the client's,
-which defaults to the key's own (asked once, `GET /v1/me`): only the bootstrap admin must name one.
+Every route is one method (built once in `hippograph/_routes_memory.py` and `_routes_work.py`; both
+clients inherit the same `Routes`), answers are the API's own response models, and an error answer
+raises the subclass of `HippographError` of its code (`hippograph/errors.py`). Idempotent calls are
+retried on 503 and on a failed connection (`RetryPolicy`); namespaced methods take `namespace=`,
+defaulting to the client's, which defaults to the key's own (asked once, `GET /v1/me`): only the
+bootstrap admin must name one.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from typing import Any, TypeVar
 
 import httpx
 
-from hippograph import _requests as r
+from hippograph import _routes_memory as memory_routes
+from hippograph import _routes_work as work_routes
 from hippograph._requests import ApiRequest
 from hippograph._retry import RetryPolicy
 from hippograph.errors import ConnectionFailed, HippographError, error_from_response
@@ -34,57 +36,65 @@ DEFAULT_URL = "http://127.0.0.1:8000"
 DEFAULT_TIMEOUT_S = 660.0  # longer than a `wait` on the write tracks (app/api/turns.py: 600 s)
 
 
+def key_namespace(identity: KeyIdentity) -> str:
+    """The namespace a key is bound to (`GET /v1/me`); the bootstrap admin key holds every namespace,
+    so a caller using it must name one."""
+    if identity.namespace is None:
+        raise ValueError("namespace: this key (the bootstrap admin) holds every namespace; name one")
+    return str(identity.namespace)
+
+
 class Routes:
     """Every route of the API, as methods of both clients."""
 
-    healthz = r.healthz
-    readyz = r.readyz
-    metrics = r.metrics
-    list_namespaces = r.list_namespaces
-    put_namespace = r.put_namespace
-    get_namespace = r.get_namespace
-    delete_namespace = r.delete_namespace
-    save_memory = r.save_memory
-    list_memories = r.list_memories
-    add_link = r.add_link
-    merge_entities = r.merge_entities
-    split_entities = r.split_entities
-    get_node = r.get_node
-    project_decay = r.project_decay
-    patch_node = r.patch_node
-    forget_node = r.forget_node
-    export_namespace = r.export_namespace
-    import_namespace = r.import_namespace
-    post_turns = r.post_turns
-    get_batch = r.get_batch
-    list_dead_letters = r.list_dead_letters
-    forget = r.forget
-    forget_audit = r.forget_audit
-    replay_dead_letter = r.replay_dead_letter
-    discard_dead_letter = r.discard_dead_letter
-    list_job_runs = r.list_job_runs
-    recall = r.recall
-    related = r.related
-    chain = r.chain
-    create_task = r.create_task
-    get_task = r.get_task
-    update_task = r.update_task
-    suspend_task = r.suspend_task
-    get_task_suspension = r.get_task_suspension
-    download_task_suspension = r.download_task_suspension
-    resume_task = r.resume_task
-    create_key = r.create_key
-    list_keys = r.list_keys
-    me = r.me
-    revoke_key = r.revoke_key
-    cypher = r.cypher
-    cypher_queries = r.cypher_queries
-    list_tools = r.list_tools
-    run_tool = r.run_tool
-    report_step = r.report_step
-    get_run = r.get_run
-    resume_run = r.resume_run
-    build_context = r.build_context
+    healthz = memory_routes.healthz
+    readyz = memory_routes.readyz
+    metrics = memory_routes.metrics
+    list_namespaces = memory_routes.list_namespaces
+    put_namespace = memory_routes.put_namespace
+    get_namespace = memory_routes.get_namespace
+    delete_namespace = memory_routes.delete_namespace
+    save_memory = memory_routes.save_memory
+    list_memories = memory_routes.list_memories
+    add_link = memory_routes.add_link
+    merge_entities = memory_routes.merge_entities
+    split_entities = memory_routes.split_entities
+    get_node = memory_routes.get_node
+    project_decay = memory_routes.project_decay
+    patch_node = memory_routes.patch_node
+    forget_node = memory_routes.forget_node
+    export_namespace = memory_routes.export_namespace
+    import_namespace = memory_routes.import_namespace
+    post_turns = memory_routes.post_turns
+    get_batch = memory_routes.get_batch
+    list_dead_letters = memory_routes.list_dead_letters
+    forget = memory_routes.forget
+    forget_audit = memory_routes.forget_audit
+    replay_dead_letter = memory_routes.replay_dead_letter
+    discard_dead_letter = memory_routes.discard_dead_letter
+    list_job_runs = memory_routes.list_job_runs
+    recall = memory_routes.recall
+    related = memory_routes.related
+    chain = memory_routes.chain
+    create_task = work_routes.create_task
+    get_task = work_routes.get_task
+    update_task = work_routes.update_task
+    suspend_task = work_routes.suspend_task
+    get_task_suspension = work_routes.get_task_suspension
+    download_task_suspension = work_routes.download_task_suspension
+    resume_task = work_routes.resume_task
+    create_key = work_routes.create_key
+    list_keys = work_routes.list_keys
+    me = work_routes.me
+    revoke_key = work_routes.revoke_key
+    cypher = work_routes.cypher
+    cypher_queries = work_routes.cypher_queries
+    list_tools = work_routes.list_tools
+    run_tool = work_routes.run_tool
+    report_step = work_routes.report_step
+    get_run = work_routes.get_run
+    resume_run = work_routes.resume_run
+    build_context = work_routes.build_context
 
 
 class _Base(Routes):
@@ -112,9 +122,7 @@ class _Base(Routes):
         )
 
     def _adopt_key_namespace(self, identity: KeyIdentity) -> None:
-        if identity.namespace is None:
-            raise ValueError("no namespace: this key (the bootstrap admin) holds every namespace; pass namespace=")
-        self.namespace = identity.namespace
+        self.namespace = key_namespace(identity)
 
     @staticmethod
     def _read(request: ApiRequest[T], response: httpx.Response) -> T:

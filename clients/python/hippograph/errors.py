@@ -102,6 +102,19 @@ class CypherError(InvalidRequest):
     code = "cypher_error"
 
 
+class RateLimited(HippographError):
+    """429: the key sent more requests than its role may; nothing was done, so any call may be sent
+    again after `retry_after` (the client does so by itself first)."""
+
+    status, code = 429, "rate_limited"
+
+
+class CypherBusy(RateLimited):
+    """Too many analytics queries are running; retry after `retry_after`."""
+
+    code = "cypher_busy"
+
+
 class InternalError(HippographError):
     status, code = 500, "internal_error"
 
@@ -143,12 +156,13 @@ BY_CODE: dict[str, type[HippographError]] = {
     cls.code: cls
     for cls in (
         BadRequest, Unauthorized, Forbidden, NotFound, MethodNotAllowed, Conflict, InvalidRequest, CypherRefused,
-        CypherTimeout, CypherError, InternalError, EngineUnavailable, NotReady, IngestFailed, Timeout,
+        CypherTimeout, CypherError, RateLimited, CypherBusy, InternalError, EngineUnavailable, NotReady, IngestFailed,
+        Timeout,
     )
 }  # fmt: skip
 BY_STATUS: dict[int, type[HippographError]] = {
     400: BadRequest, 401: Unauthorized, 403: Forbidden, 404: NotFound, 405: MethodNotAllowed, 409: Conflict,
-    422: InvalidRequest, 500: InternalError, 503: Unavailable, 504: Timeout,
+    422: InvalidRequest, 429: RateLimited, 500: InternalError, 503: Unavailable, 504: Timeout,
 }  # fmt: skip
 
 

@@ -105,6 +105,18 @@ export class CypherError extends InvalidRequest {
   static override defaultCode = "cypher_error";
 }
 
+/** 429: the key sent more requests than its role may; nothing was done, so any call may be sent again
+ * after `retryAfter` (the client does so by itself first). */
+export class RateLimited extends HippographError {
+  static override defaultStatus: number | null = 429;
+  static override defaultCode = "rate_limited";
+}
+
+/** Too many analytics queries are running; retry after `retryAfter`. */
+export class CypherBusy extends RateLimited {
+  static override defaultCode = "cypher_busy";
+}
+
 export class InternalError extends HippographError {
   static override defaultStatus: number | null = 500;
   static override defaultCode = "internal_error";
@@ -146,13 +158,14 @@ type ErrorClass = typeof HippographError;
 export const BY_CODE: Readonly<Record<string, ErrorClass>> = Object.fromEntries(
   [
     BadRequest, Unauthorized, Forbidden, NotFound, MethodNotAllowed, Conflict, InvalidRequest, CypherRefused,
-    CypherTimeout, CypherError, InternalError, EngineUnavailable, NotReady, IngestFailed, Timeout,
+    CypherTimeout, CypherError, RateLimited, CypherBusy, InternalError, EngineUnavailable, NotReady, IngestFailed,
+    Timeout,
   ].map((cls) => [cls.defaultCode, cls]),
 );
 
 export const BY_STATUS: Readonly<Record<number, ErrorClass>> = {
   400: BadRequest, 401: Unauthorized, 403: Forbidden, 404: NotFound, 405: MethodNotAllowed, 409: Conflict,
-  422: InvalidRequest, 500: InternalError, 503: Unavailable, 504: Timeout,
+  422: InvalidRequest, 429: RateLimited, 500: InternalError, 503: Unavailable, 504: Timeout,
 };
 
 /** Seconds of a `Retry-After` header (delta-seconds; an HTTP date counts from now). */

@@ -1,6 +1,6 @@
 /** When to retry a call and how long to wait: the Python client's `RetryPolicy` (hippograph/_retry.py). */
 
-import { ConnectionFailed, HippographError, Unavailable } from "./errors.js";
+import { ConnectionFailed, HippographError, RateLimited, Unavailable } from "./errors.js";
 
 export interface RetryOptions {
   maxRetries?: number;
@@ -10,7 +10,8 @@ export interface RetryOptions {
 }
 
 /**
- * Idempotent calls answered 503 (or that could not connect) are sent again up to `maxRetries` times.
+ * Idempotent calls answered 503 (or that could not connect), and any call answered 429 (refused before
+ * anything was done), are sent again up to `maxRetries` times.
  * The n-th retry (n = 0, 1, ...) waits `backoffBase * 2**n` seconds, at most `backoffMax`, and never
  * less than the answer's `Retry-After`; no single wait exceeds `maxWait`.
  */
@@ -35,7 +36,8 @@ export class RetryPolicy {
   }
 
   shouldRetry(error: HippographError, retry: number, idempotent: boolean): boolean {
-    return idempotent && retry < this.maxRetries && (error instanceof Unavailable || error instanceof ConnectionFailed);
+    if (retry >= this.maxRetries) return false;
+    return error instanceof RateLimited || (idempotent && (error instanceof Unavailable || error instanceof ConnectionFailed));
   }
 }
 

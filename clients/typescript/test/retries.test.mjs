@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { after, before, test } from "node:test";
 
-import { ConnectionFailed, EngineUnavailable, Hippograph, HippographError, RetryPolicy } from "../dist/index.js";
+import { ConnectionFailed, EngineUnavailable, Hippograph, RateLimited, RetryPolicy } from "../dist/index.js";
 
 let server;
 let url;
@@ -70,15 +70,22 @@ test("a call that is not idempotent is sent once", async () => {
   script = [];
 });
 
-test("429 is not retried, as in the Python client", async () => {
+test("429 is retried after its Retry-After whatever the method, as in the Python client", async () => {
   const hg = client();
-  script = [[429, { "retry-after": "1" }, { error: { code: "rate_limited", message: "slow down" }, request_id: "r" }], node];
+  const limited = [429, { "retry-after": "0.2" }, { error: { code: "rate_limited", message: "slow down" }, request_id: "r" }];
+  script = [limited, [200, {}, { tool: "save_memory_note", result: {} }]];
+  const started = performance.now();
+  await hg.runTool("save_memory_note", { content: "x" }); // not idempotent: a 429 did nothing, so it goes again
+  assert.ok(performance.now() - started >= 190, "waited for Retry-After");
+  assert.equal(seen.length, 2);
+  seen.length = 0;
+  script = [limited, limited, limited, limited, node];
   await assert.rejects(hg.getNode("knowledge:a"), (error) => {
-    assert.equal(error.constructor, HippographError);
-    assert.deepEqual([error.status, error.code, error.retryAfter], [429, "rate_limited", 1]);
+    assert.equal(error.constructor, RateLimited);
+    assert.deepEqual([error.status, error.code, error.retryAfter], [429, "rate_limited", 0.2]);
     return true;
   });
-  assert.equal(seen.length, 1);
+  assert.equal(seen.length, 4); // the call and 3 retries
   script = [];
 });
 

@@ -5,9 +5,9 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
 import {
-  BY_CODE, BY_STATUS, ConnectionFailed, CypherRefused, EngineUnavailable, errorFromResponse, Forbidden,
-  HippographError, InvalidRequest, NO_RETRY, NotFound, NotReady, parseRetryAfter, queryString, RetryPolicy,
-  ROUTES, Unavailable,
+  BY_CODE, BY_STATUS, ConnectionFailed, CypherBusy, CypherRefused, EngineUnavailable, errorFromResponse, Forbidden,
+  HippographError, InvalidRequest, NO_RETRY, NotFound, NotReady, parseRetryAfter, queryString, RateLimited,
+  RetryPolicy, ROUTES, Unavailable,
 } from "../dist/index.js";
 
 const encode = (value) => new TextEncoder().encode(typeof value === "string" ? value : JSON.stringify(value));
@@ -26,6 +26,10 @@ test("the retry schedule is the Python client's", () => {
   assert.equal(policy.shouldRetry(unavailable, 0, false), false); // not idempotent
   assert.equal(policy.shouldRetry(new NotFound("gone"), 0, true), false);
   assert.equal(NO_RETRY.shouldRetry(unavailable, 0, true), false);
+  // A 429 was refused before anything was done: any call goes again, after its Retry-After.
+  assert.equal(policy.shouldRetry(new RateLimited("slow down"), 0, false), true);
+  assert.equal(policy.shouldRetry(new CypherBusy("busy"), 2, true), true);
+  assert.equal(policy.shouldRetry(new RateLimited("slow down"), 3, false), false);
 });
 
 test("Retry-After is read as seconds or as an HTTP date", () => {
@@ -70,11 +74,11 @@ test("an error answer becomes the class of its code, else of its status", () => 
 
 test("the code and status tables name the Python client's classes", () => {
   assert.deepEqual(Object.keys(BY_CODE).sort(), [
-    "bad_request", "conflict", "cypher_error", "cypher_refused", "cypher_timeout", "engine_unavailable", "forbidden",
-    "ingest_failed", "internal_error", "invalid_request", "method_not_allowed", "not_found", "not_ready", "timeout",
-    "unauthorized",
+    "bad_request", "conflict", "cypher_busy", "cypher_error", "cypher_refused", "cypher_timeout", "engine_unavailable",
+    "forbidden", "ingest_failed", "internal_error", "invalid_request", "method_not_allowed", "not_found", "not_ready",
+    "rate_limited", "timeout", "unauthorized",
   ]);
-  assert.deepEqual(Object.keys(BY_STATUS).map(Number), [400, 401, 403, 404, 405, 409, 422, 500, 503, 504]);
+  assert.deepEqual(Object.keys(BY_STATUS).map(Number), [400, 401, 403, 404, 405, 409, 422, 429, 500, 503, 504]);
 });
 
 test("query strings repeat lists, spell booleans and leave out what is not given", () => {

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import Any, TypeVar
 
-from hippograph.client import AsyncHippograph, Hippograph
+from hippograph.client import AsyncHippograph, Hippograph, key_namespace
 from hippograph.errors import HippographError
 
 T = TypeVar("T")
@@ -57,7 +57,4 @@ def namespace_of(explicit: str | None) -> Flow[str]:
     client itself does); only the bootstrap admin key, which holds every namespace, must name one."""
     if explicit:
         return explicit
-    identity = yield call("me")
-    if identity.namespace is None:
-        raise ValueError("namespace: this key (the bootstrap admin) holds every namespace; name one")
-    return str(identity.namespace)
+    return key_namespace((yield call("me")))

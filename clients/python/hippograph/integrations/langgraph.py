@@ -13,20 +13,21 @@ Each item is a saved memory (a `Document` node) of the Hippograph namespace:
   what recall's full-text and vector search read), its summary the value's texts, its label `ns.path/key`;
 - its tags place it: `langgraph` on every item, `langgraph.ns:<a.b.c>` for its LangGraph namespace and
   `langgraph.prefix:<a>`, `langgraph.prefix:<a.b>`, ... for every prefix of it (LangGraph's labels
-  never contain a period, so joining them is unambiguous), so a listing by tag finds a prefix;
+  never contain a period, so joining them is unambiguous), so a listing by tag finds a prefix, and
+  `langgraph.item:<hash>` names the item alone (what a delete forgets);
 - its importance is `MUST_REMEMBER` by default: the forgetting jobs never prune what an agent stored.
 
 `search(prefix, query=...)` is Hippograph's recall (cards of the LangGraph items under `prefix`, best
 first, scored); without a query it lists the items under the prefix, newest first. A put of the same
-value again changes nothing. A put of another value, and a delete, forget the old node, which needs a
-key that may forget nodes (an admin key of the namespace; a writer key adds, reads, searches and lists,
-and gets `Forbidden` there). Operations run one after the other, not in one transaction.
+value again changes nothing. A put of another value, and a delete, forget the old node through
+`POST …/forget` by its item tag: a writer key forgets the items its own agent stored (another agent's
+answers `Forbidden`), an admin key any; each leaves a forgetting audit record. Operations run one after
+the other, not in one transaction.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import json
 from collections.abc import Iterable, Iterator
@@ -82,8 +83,14 @@ def namespace_tag(namespace: tuple[str, ...]) -> str:
     return f"{MARKER_TAG}.ns:{joined(namespace)}"
 
 
-def item_tags(namespace: tuple[str, ...]) -> list[str]:
+def item_tag(node_id: str) -> str:
+    """The tag only the item `node_id` carries."""
+    return f"{MARKER_TAG}.item:{node_id.removeprefix(ID_PREFIX)}"
+
+
+def item_tags(namespace: tuple[str, ...], key: str) -> list[str]:
     tags = [MARKER_TAG, namespace_tag(namespace)] + [prefix_tag(namespace[:n]) for n in range(1, len(namespace) + 1)]
+    tags.append(item_tag(item_id(namespace, key)))
     if len(tags) > 64 or any(len(tag) > MAX_TAG_CHARS for tag in tags):
         raise ValueError(f"namespace {namespace!r} is too deep or too long to be kept in tags")
     return tags
@@ -220,8 +227,14 @@ class HippographStore(BaseStore):
         return item_from_node(node)
 
     def _forget(self, node_id: str) -> Flow[None]:
-        with contextlib.suppress(NotFound):  # already gone: a delete is idempotent
-            yield call("forget_node", node_id, namespace=self.namespace)
+        forgotten = yield call("forget", tags=[item_tag(node_id)], namespace=self.namespace)
+        if forgotten.counts.total_nodes:
+            return
+        try:  # nothing went: already gone (a delete is idempotent), another agent's, or stored untagged
+            yield call("get_node", node_id, namespace=self.namespace)
+        except NotFound:
+            return
+        yield call("forget_node", node_id, namespace=self.namespace)  # an admin key's (a writer's: Forbidden)
 
     def _put(self, op: PutOp) -> Flow[None]:
         if op.ttl is not None:
@@ -236,7 +249,7 @@ class HippographStore(BaseStore):
             node = yield call(
                 "save_memory", NODE_TYPE, f"{joined(op.namespace)}/{op.key}"[:500] or "item",
                 record(op.namespace, op.key, value, created_at), id=node_id, namespace=self.namespace,
-                summary=summary_of(value), importance=self.importance, tags=item_tags(op.namespace),
+                summary=summary_of(value), importance=self.importance, tags=item_tags(op.namespace, op.key),
                 private=self.private or None,
             )  # fmt: skip
             stored = json.loads(node.content)

@@ -1,4 +1,4 @@
-"""The MCP server both transports share: it lists and calls the REST tool routes of a Hippograph API."""
+"""The MCP server of the API's endpoint (app/mcp/http.py): it lists and calls the REST tool routes."""
 
 from __future__ import annotations
 

@@ -6,30 +6,19 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import (
-    AfterValidator,
-    AwareDatetime,
-    BaseModel,
-    BeforeValidator,
     ConfigDict,
     Field,
-    StrictBool,
-    StrictFloat,
-    StrictInt,
     field_validator,
     model_validator,
 )
 
-from app.context.breaker import Step, call_signature
 from app.domain.inputs import (
     MAX_CAPACITY,
     InputError,
     NewLink,
     NewMemory,
-    check_identifier,
     check_json_value,
     check_not_blank,
-    check_storable_time,
-    check_time_text,
 )
 from app.domain.keys import EVERYTHING, Role, Viewer
 from app.domain.model import SUMMARY_MAX_CHARS, Importance, NodeType, RelType, Source
@@ -41,36 +30,24 @@ if TYPE_CHECKING:  # the recall service pulls the engines; these models stay imp
     from app.memory.erasure import ForgetFilter
     from app.memory.tasks import NewTask, TaskChange
     from app.recall.listing import ListingFilter
-    from app.recall.service import RecallRequest
+    from app.recall.request import RecallRequest
 
-MAX_CONTENT_CHARS = 64 * 1024
-MAX_PARAMS_DEPTH = 16  # levels of a Cypher query's parameters
-# Body scalars of exactly the JSON type OpenAPI declares: pydantic would also read 0/1 (and "yes")
-# as a boolean, true or "5" as a number. The body is parsed JSON (app/api/bodies.py), validated as
-# Python values, so `Strict` is what holds it to its type. Query parameters (text) stay lax.
-Flag = StrictBool
-Whole = StrictInt
-Number = StrictFloat  # an integer is a number too
-Weight = Annotated[Number, Field(gt=0.0, le=1.0)]
-# Recall's and context's `min_score` (app/recall/relevance.py); the tools and MCP default to
-# DEFAULT_MIN_SCORE (app/tools/catalog.py).
-REST_MIN_SCORE = 0.0
-MIN_SCORE_DESCRIPTION = (
-    "0-1: no card unless the best card's `relevance` (how well a card matches the query on an absolute scale: the "
-    "better of its vector cosine and the share of the query's terms it says) reaches this, and then "
-    "`nothing_relevant` true and a `note`; 0: always the cards"
+from app.operations.fields import (
+    MAX_CONTENT_CHARS,
+    MAX_PARAMS_DEPTH,
+    MIN_SCORE_DESCRIPTION,
+    REST_MIN_SCORE,
+    AwareTime,
+    Flag,
+    NonBlank,
+    Number,
+    Strict,
+    Text,
+    Time,
+    Weight,
+    Whole,
+    as_utc,
 )
-NonBlank = Annotated[str, AfterValidator(check_not_blank)]  # not only whitespace or invisible characters
-# Ids, names (speakers, agents), tags: no control characters either.
-Text = Annotated[str, AfterValidator(check_identifier), Field(min_length=1, max_length=200)]
-# Times as ISO 8601 text (not a number: Unix seconds) that Neo4j can store: a UTC offset within
-# ±18:00 in whole minutes, years 1-9999 in UTC.
-Time = Annotated[datetime, BeforeValidator(check_time_text), AfterValidator(check_storable_time)]
-AwareTime = Annotated[AwareDatetime, BeforeValidator(check_time_text), AfterValidator(check_storable_time)]
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
 
 
 class NamespaceBody(Strict):
@@ -355,11 +332,6 @@ class TurnsBody(Strict):
     wait: Flag = Field(False, description="answer 200 only when every track has run for these turns")
 
 
-def _utc(value: datetime | None) -> datetime | None:
-    """A time without a zone is read as UTC (as turn timestamps are)."""
-    return value.replace(tzinfo=UTC) if value is not None and value.tzinfo is None else value
-
-
 class ForgetBody(Strict):
     """Forgetting on request: what to forget (every field given must hold; at least one), or with
     `dry_run` what would go."""
@@ -391,7 +363,7 @@ class ForgetBody(Strict):
     def to_domain(self) -> ForgetFilter:
         from app.memory.erasure import ForgetFilter
 
-        since, until = _utc(self.since), _utc(self.until)
+        since, until = as_utc(self.since), as_utc(self.until)
         if since is not None and until is not None and until <= since:
             raise InputError("until", "must be after since")
         return ForgetFilter(
@@ -434,7 +406,7 @@ class RecallBody(Strict):
     def to_domain(self, agent_id: str | None = None, viewer: Viewer = EVERYTHING) -> RecallRequest:
         """`agent_id`: the asking agent (the key's; see access.writing_agent); `viewer`: whose
         private memories may be shown."""
-        from app.recall.service import RecallRequest
+        from app.recall.request import RecallRequest
 
         return RecallRequest(
             query=self.query,
@@ -442,8 +414,8 @@ class RecallBody(Strict):
             mode=self.mode,
             include_history=self.include_history,
             token_budget=self.token_budget,
-            as_of=_utc(self.as_of),
-            now=_utc(self.now),
+            as_of=as_utc(self.as_of),
+            now=as_utc(self.now),
             agent_id=agent_id if agent_id is not None else self.agent_id,
             agent_ids=frozenset(self.agent_ids) if self.agent_ids is not None else None,
             viewer=viewer,
@@ -538,8 +510,8 @@ class MemorySearchQuery(Strict):
 
         return ListingFilter(
             types=tuple(self.type or ()),
-            since=_utc(self.since),
-            until=_utc(self.until),
+            since=as_utc(self.since),
+            until=as_utc(self.until),
             agent_id=self.agent_id,
             importance=self.importance,
             tags=tuple(self.tags or ()),
@@ -557,103 +529,3 @@ class ToolCall(Strict):
     arguments: dict[str, Any] = Field(
         default_factory=dict, description="the tool's arguments, as its `parameters` schema describes them"
     )
-
-
-MAX_CONTEXT_TEXT_CHARS = 64 * 1024
-
-
-class RunStepBody(Strict):
-    """One step of an agent's run, as the agent reports it to the circuit breaker: the call it made
-    (`name` + `arguments`, or its own `signature`), its context's size and what it did."""
-
-    model_config = ConfigDict(
-        json_schema_extra={
-            "examples": [
-                {"name": "read_file", "arguments": {"path": "billing/migrate.py"}, "tokens": 41000,
-                 "window": 128000, "called_tool": True, "context_text": "def migrate(batch_size=500): ..."}
-            ]
-        }
-    )  # fmt: skip
-
-    name: Text | None = Field(None, description="the call's name (a tool, a function); absent: the step made no call")
-    arguments: dict[str, Any] | None = Field(None, description="the call's arguments (with `name`)")
-    signature: Text | None = Field(
-        None, description="instead of name + arguments: the agent's own signature of the call (equal = same call)"
-    )
-    tokens: Whole = Field(ge=0, le=100_000_000, description="tokens in the agent's context now (the latest, not a sum)")
-    window: Whole = Field(ge=1, le=100_000_000, description="the agent's context window, in tokens")
-    wrote_file: Flag = Field(False, description="the step wrote a file")
-    called_tool: Flag | None = Field(None, description="the step called a tool (default: whether a call is named)")
-    context_text: str | None = Field(
-        None, max_length=MAX_CONTEXT_TEXT_CHARS, description="the text the step added to the context (information gain)"
-    )
-    agent_id: Text | None = Field(
-        None, description="default: the key's agent; only the bootstrap admin may name another"
-    )
-
-    @model_validator(mode="after")
-    def one_way_to_name_the_call(self) -> RunStepBody:
-        if self.signature is not None and (self.name is not None or self.arguments is not None):
-            raise ValueError("give either `signature` or `name` (+ `arguments`), not both")
-        if self.arguments is not None and self.name is None:
-            raise ValueError("`arguments` need the call's `name`")
-        return self
-
-    def to_domain(self) -> Step:
-        signature = self.signature if self.name is None else call_signature(self.name, self.arguments)
-        called = self.called_tool if self.called_tool is not None else signature is not None
-        return Step(signature, self.tokens, self.window, self.wrote_file, called, self.context_text)
-
-
-class RunResumeBody(Strict):
-    """The resume token of a stopped run (its RED answer, or GET …/runs/{run_id})."""
-
-    model_config = ConfigDict(json_schema_extra={"examples": [{"resume_token": "Zm9vYmFyYmF6cXV4cXV1eA"}]})
-
-    resume_token: str = Field(min_length=1, max_length=200, description="the token the RED answer carried")
-    agent_id: Text | None = Field(
-        None, description="default: the key's agent; only the bootstrap admin may name another"
-    )
-
-
-class ContextBody(Strict):
-    """What the agent works towards (`goal`, or `query`) and how many tokens the context may take."""
-
-    model_config = ConfigDict(
-        json_schema_extra={
-            "examples": [{"goal": "Finish the billing migration", "token_budget": 1500, "mode": "local",
-                          "run_id": "run-42"}]
-        }
-    )  # fmt: skip
-
-    goal: NonBlank | None = Field(None, min_length=1, max_length=4000, description="what the agent works towards")
-    query: NonBlank | None = Field(None, min_length=1, max_length=4000, description="instead of goal: what to look up")
-    token_budget: Whole = Field(ge=1, le=100_000, description="the context's size at most, in tokens (see `tokenizer`)")
-    mode: Literal["local", "global"] = Field("local", description="local: the current work; global: the big picture")
-    run_id: str | None = Field(
-        None, pattern=r"^[A-Za-z0-9._-]{1,128}$", description="the agent's run: above its pressure limit, the context "
-        "switches (drops details of completed tasks, reloads the next step's neighbourhood)"
-    )  # fmt: skip
-    top_k: Whole = Field(20, ge=1, le=100, description="recall cards considered at most")
-    min_score: Number = Field(REST_MIN_SCORE, ge=0.0, le=1.0, description=MIN_SCORE_DESCRIPTION)
-    now: Time | None = Field(None, description="recall's reference time for relative expressions (default: now)")
-    agent_id: Text | None = Field(
-        None, description="the asking agent (whose run and memories count); must be the key's agent"
-    )
-
-    @model_validator(mode="after")
-    def goal_or_query(self) -> ContextBody:
-        if (self.goal is None) == (self.query is None):
-            raise ValueError("give either `goal` or `query`")
-        if not (self.goal or self.query or "").strip():
-            raise ValueError("`goal`/`query` must not be blank")
-        return self
-
-    @property
-    def text(self) -> str:
-        return self.goal if self.goal is not None else str(self.query)
-
-    @property
-    def reference_time(self) -> datetime | None:
-        return _utc(self.now)
-
