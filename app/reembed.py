@@ -1,6 +1,9 @@
 """Re-embed every memory with the configured EMBEDDING_MODEL, into a vector store of its own.
 
-    EMBEDDING_MODEL=multilingual-e5-small python -m app.reembed [--namespace NAME ... [--finish]]
+    python -m app.reembed [--namespace NAME ... [--finish]]      (EMBEDDING_MODEL: the new model)
+
+The default embedder's vectors are pairs (e5 and MiniLM, `app/domain/vector_pair.py`): a store of a
+single model's (the default MiniLM's before) is migrated to them by this command, with nothing set.
 
 Vectors of two models must not be mixed (`VectorStore.bind`), so a model change is a migration:
 this reads every node with text of every namespace (or those named) from Neo4j, a page at a time,
@@ -45,7 +48,7 @@ def reembed(settings: Settings, embedder: Embedder, only: Sequence[str] = (), fi
         return {"model": str(identity), "store": "configured", "nodes": 0, "note": "already the configured store's"}
     graph = GraphStore.connect(settings)
     redis = connect_redis(settings)
-    target = open_rebuild_store(settings, embedder.dimension, identity)
+    target = open_rebuild_store(settings, embedder.dimension, identity, embedder.paired)
     start = time.perf_counter()
     try:
         semantic = SemanticIndexer(graph, target, embedder, SemanticLinking(), settings.embed_passages)

@@ -159,7 +159,7 @@ class Runtime:
             graph=GraphStore.connect(settings),
             redis=connect_redis(settings),
             embedder=embedder,
-            vectors=open_vector_store(settings, embedder.dimension, embedder.identity),
+            vectors=open_vector_store(settings, embedder.dimension, embedder.identity, embedder.paired),
         )
         try:
             runtime.ensure_schema()

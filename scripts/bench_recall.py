@@ -618,7 +618,7 @@ def load_graph(runtime: Runtime, world: World, nodes: int, clock: Clock) -> Grap
 
 def embed_texts(runtime: Runtime, texts: list[str], clock: Clock) -> np.ndarray:
     """Vectors of `texts` (rows in order); each text is embedded once, ever, for a given model and precision."""
-    model = f"{runtime.embedder.model_path}:{runtime.embedder.encoder.exported.precision}"
+    model = f"{runtime.embedder.identity}:{runtime.embedder.encoder.exported.precision}"  # a pair is not its MiniLM
     cached: dict[str, np.ndarray] = {}
     if EMBEDDING_CACHE.exists():
         with np.load(EMBEDDING_CACHE) as data:

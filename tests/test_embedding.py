@@ -44,6 +44,12 @@ def reference_model(model_path: Path) -> SentenceTransformer:
 
 
 @pytest.fixture(scope="module")
+def embedder() -> Embedder:
+    """MiniLM's int8 export (the default pair: tests/test_vector_pair.py)."""
+    return Embedder(resolve_model_path(PACKAGED_MINILM), Settings().model_cache_dir, "int8")
+
+
+@pytest.fixture(scope="module")
 def exact_embedder() -> Embedder:
     return Embedder(resolve_model_path(PACKAGED_MINILM), Settings().model_cache_dir, "fp32")
 

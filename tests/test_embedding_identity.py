@@ -23,7 +23,7 @@ from app.memory.transfer import _node_text
 from app.recall.request import RecallRequest
 from app.reembed import reembed
 from app.runtime import Runtime
-from app.settings import PACKAGED_MINILM
+from app.settings import PACKAGED_MINILM, Settings
 from app.stores.vectors import VectorRecord, VectorStore, open_vector_store
 from app.stores.vectors.base import EmbeddingMismatchError
 from app.stores.vectors.factory import rebuild_exists
@@ -181,6 +181,42 @@ def test_reembedding_moves_a_namespace_to_another_model(settings, embedder, mode
         assert back.vectors.stored_identity() == embedder.identity and back.vectors.count(namespace) == count
     finally:
         back.close()
+
+
+@pytest.fixture(scope="module")
+def minilm() -> Embedder:
+    return Embedder.from_settings(Settings(EMBEDDING_MODEL=PACKAGED_MINILM))
+
+
+def test_a_minilm_store_of_earlier_versions_is_migrated_to_the_default_pair(  # type: ignore[no-untyped-def]
+    settings, embedder, minilm, namespace
+) -> None:
+    """The single-MiniLM default of earlier versions: the pair (the default now) refuses its store
+    (other named vectors) naming both identities and the command, and `app.reembed` with nothing set
+    migrates it; Chinese questions then get a vector track, English and across languages."""
+    assert embedder.paired
+    settings_minilm = settings.model_copy(update={"embedding_model": PACKAGED_MINILM})
+    old = Runtime.open(settings_minilm, embedder=minilm)
+    try:
+        _write(old, namespace)
+    finally:
+        old.close()
+    with pytest.raises(EmbeddingMismatchError, match="python -m app.reembed") as refused:
+        open_vector_store(settings, embedder.dimension, embedder.identity, paired=True)
+    assert str(minilm.identity) in str(refused.value) and str(embedder.identity) in str(refused.value)
+
+    done = reembed(settings, embedder)
+    assert done["complete"] is True and done["namespaces"][namespace] >= len(TURNS)
+    new = Runtime.open(settings, embedder=embedder)
+    try:
+        assert new.vectors.stored_identity() == embedder.identity and new.vectors.paired
+        for question in ("爱丽丝每天早上喝什么？", "What does Alice drink every morning?"):
+            (best,) = new.vectors.search(namespace, embedder.embed_queries([question])[0], 1, DIALOGUES)
+            assert best.payload["read_by"] == "e5"  # the Chinese turn, by e5
+        cards = new.recall.recall(namespace, RecallRequest("What does Alice drink every morning?")).cards
+        assert any("绿茶" in card.summary for card in cards[:3])
+    finally:
+        new.close()
 
 
 def test_an_import_embeds_a_turn_as_the_write_path_does() -> None:

@@ -318,14 +318,15 @@ CHINESE_SMALL_TALK = ["你最近在忙什么？", "周末你做了什么？", "�
 
 
 def test_a_chinese_question_is_read_by_its_content_words(api, worker, namespace) -> None:
-    """什么 and 哪里 seed nothing, and an English-only embedder's vectors of a Chinese question (chance:
-    the nearest are other questions) weigh nothing: the turn that says 猫叫 comes first."""
+    """什么 and 哪里 seed nothing, and the default pair's e5 reads the Chinese question (an English-only
+    embedder's vectors of it, chance, weighed nothing): the turn that says 猫叫 comes first, found by
+    both tracks."""
     turns = [_turn("s", 0, "王伟", "我养了一只猫叫豆豆。", START)]
     turns += [_turn("s", i, "李娜", CHINESE_SMALL_TALK[i % 5], START + timedelta(minutes=i)) for i in range(1, 11)]
     _ingest(api, namespace, turns)
     items = _recall(api, namespace, "王伟养的猫叫什么名字？", top_k=5)["items"]
     assert items[0]["source_turn_ids"] == ["s:0"], items
-    assert all(item["explain"]["vector"] == 0 for item in items), items
+    assert items[0]["explain"]["vector"] > 0, items
 
 
 def test_bad_recall_requests_name_the_field(api, namespace) -> None:

@@ -61,26 +61,31 @@ def test_an_empty_answer_says_why() -> None:
     assert nothing_relevant_note(0.5, 0) == "Nothing relevant: no memory matched the query."
 
 
-def test_a_chinese_card_cannot_be_judged_by_a_vector_that_reads_no_chinese() -> None:
+def test_a_card_in_another_language_than_the_query_cannot_be_judged_by_its_vector() -> None:
     chinese = card_text({"summary": "我住在北京，下周三去上海。", "label": "王伟: 我住在北京"})
     english = "Alice drives a Model Y"
     assert card_text({"summary": "s", "label": None}) == "s\n"
-    assert not judgeable(chinese, blind_to_chinese=True) and judgeable(english, blind_to_chinese=True)
-    assert judgeable(chinese, blind_to_chinese=False) and judgeable(english, blind_to_chinese=False)
+    question, 问题 = "Where does Wang Wei live?", "王伟住在哪里？"
+    assert not judgeable(chinese, question, terms_only=False) and judgeable(english, question, terms_only=False)
+    assert not judgeable(english, 问题, terms_only=False) and judgeable(chinese, 问题, terms_only=False)
+    # Judged by its terms alone (no vector read the query), any card is.
+    assert judgeable(chinese, question, terms_only=True) and judgeable(english, 问题, terms_only=True)
 
 
 def test_an_answer_keeps_its_cards_when_its_best_card_reaches_min_score_or_cannot_be_judged() -> None:
     english, chinese = "Alice drives a Model Y", "我住在北京，下周三去上海。"
-    assert answers([0.2, 0.5], [english, english], True, 0.34)
-    assert not answers([0.2, 0.3], [english, english], True, 0.34)
-    assert answers([0.2, 0.3], [english, english], True, 0.0)
-    assert not answers([], [], True, 0.0)  # nothing to keep
-    # Most leading cards are Chinese and the query's vector reads no Chinese: not judged.
-    assert answers([0.1, 0.0, 0.0], [english, chinese, chinese], True, 0.34)
-    assert not answers([0.1, 0.0], [english, chinese], True, 0.34)  # half: judged
-    # A query judged by its terms alone (a Chinese one), or by a vector that reads Chinese: judged.
-    assert not answers([0.1, 0.0, 0.0], [english, chinese, chinese], False, 0.34)
-    # By its terms alone (no vector read the query) against TERMS_ONLY_SCALE of min_score: 0.17 here.
-    assert answers([0.2, 0.0], [chinese, chinese], False, 0.34, terms_only=True)
-    assert not answers([0.16, 0.0], [chinese, chinese], False, 0.34, terms_only=True)
-    assert not answers([0.2, 0.0], [chinese, chinese], False, 0.34)  # with a vector: the full bar
+    question = "What does Alice drive?"
+    assert answers([0.2, 0.5], [english, english], question, 0.34)
+    assert not answers([0.2, 0.3], [english, english], question, 0.34)
+    assert answers([0.2, 0.3], [english, english], question, 0.0)
+    assert not answers([], [], question, 0.0)  # nothing to keep
+    # Most leading cards are in another language than the query, which a vector read: not judged.
+    assert answers([0.1, 0.0, 0.0], [english, chinese, chinese], question, 0.34)
+    assert answers([0.0, 0.0, 0.1], [english, english, chinese], "爱丽丝开什么车？", 0.34)
+    assert not answers([0.1, 0.0], [english, chinese], question, 0.34)  # half: judged
+    # A query judged by its terms alone (a Chinese one, no vector): judged, against TERMS_ONLY_SCALE
+    # of min_score (0.17 here).
+    assert not answers([0.1, 0.0, 0.0], [english, chinese, chinese], "王伟住在哪里？", 0.34, terms_only=True)
+    assert answers([0.2, 0.0], [chinese, chinese], "王伟住在哪里？", 0.34, terms_only=True)
+    assert not answers([0.16, 0.0], [chinese, chinese], "王伟住在哪里？", 0.34, terms_only=True)
+    assert not answers([0.2, 0.0], [chinese, chinese], "王伟住在哪里？", 0.34)  # with a vector: the full bar

@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from app.settings import PACKAGED_MINILM, Settings
+from app.settings import PACKAGED_PAIR, Settings
 
 
 def test_defaults_point_at_local_engines_and_embedded_vectors(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -16,7 +16,7 @@ def test_defaults_point_at_local_engines_and_embedded_vectors(monkeypatch: pytes
     assert settings.redis_url == "redis://127.0.0.1:6379/0"
     assert settings.port == 8000
     assert settings.host == "127.0.0.1"  # loopback unless told otherwise (the Docker image sets 0.0.0.0)
-    assert settings.embedding_model == PACKAGED_MINILM
+    assert settings.embedding_model == PACKAGED_PAIR  # English and Chinese: app/domain/vector_pair.py
     assert settings.embedding_precision == "int8"
     assert settings.embedded_vectors is True
     assert settings.vector_dir == Path("data") / "vectors"

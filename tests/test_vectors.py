@@ -28,6 +28,15 @@ SENTENCES = {
 }
 
 
+@pytest.fixture(scope="module")
+def embedder():  # type: ignore[no-untyped-def]
+    """One model's vectors (a store of pairs: tests/test_vector_pair.py)."""
+    from app.embedding.encoder import Embedder
+    from app.settings import PACKAGED_MINILM, Settings
+
+    return Embedder.from_settings(Settings(EMBEDDING_MODEL=PACKAGED_MINILM))
+
+
 @pytest.fixture(params=["qdrant-edge", "qdrant-edge-child-process", "qdrant-client"])
 def store(request: pytest.FixtureRequest, services, tmp_path: Path, embedder) -> Iterator[VectorStore]:
     if request.param == "qdrant-edge":

@@ -170,7 +170,8 @@ def test_a_worker_killed_mid_batch_leaves_exactly_one_copy_of_everything(
     assert _duplicates(cypher, namespace) == []
     assert _counts(cypher, namespace) == _counts(cypher, reference)
     worker_settings = settings.model_copy(update={"data_dir": worker_dir})
-    worker_vectors = open_vector_store(worker_settings, runtime.embedder.dimension, runtime.embedder.identity)
+    embedder = runtime.embedder
+    worker_vectors = open_vector_store(worker_settings, embedder.dimension, embedder.identity, embedder.paired)
     try:
         assert worker_vectors.count(namespace) == runtime.vectors.count(reference) > len(turns)
     finally:

@@ -70,7 +70,11 @@ class CosineScale:
         texts (read only for a model that has maps: the reference model's cosines are kept)."""
         if self.query_knots is None:
             return cosine
-        return _mapped(cosine, self.query_knots[kind_of(query, text)], _MINILM_QUERY)
+        return self.of_kind(cosine, kind_of(query, text))
+
+    def of_kind(self, cosine: float, kind: Kind) -> float:
+        """A query's cosine with a memory's vector, the pair's kind known."""
+        return cosine if self.query_knots is None else _mapped(cosine, self.query_knots[kind], _MINILM_QUERY)
 
     def of_passages(self, cosine: float) -> float:
         """Two memories' cosine (SEMANTIC neighbours). One map for every language: the neighbour's text
@@ -83,3 +87,9 @@ class CosineScale:
 
 REFERENCE = CosineScale("all-MiniLM-L6-v2")
 E5_SMALL = CosineScale("multilingual-e5-small", _E5_QUERY, _E5_PASSAGE)
+
+
+def e5_on_reference(cosine: float, kind: Kind, passages: bool = False) -> float:
+    """A multilingual-e5-small cosine on the reference scale: a query's and a memory's of `kind`, or
+    with `passages` two memories' (the default pair's e5 searches, `app/stores/vectors/base.py`)."""
+    return E5_SMALL.of_passages(cosine) if passages else E5_SMALL.of_kind(cosine, kind)

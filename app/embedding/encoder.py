@@ -6,6 +6,7 @@ explains why and checks the export against sentence-transformers).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from tokenizers import Tokenizer
 from app.domain.cosine_scale import E5_SMALL, REFERENCE, CosineScale
 from app.domain.embedding_identity import EmbeddingIdentity, Precision
 from app.embedding.onnx_export import EmbeddingModelError, ExportedModel, ensure_exported
-from app.settings import PACKAGED_E5, PACKAGED_MINILM, Settings
+from app.settings import PACKAGED_E5, PACKAGED_MINILM, PACKAGED_PAIR, Settings
 
 __all__ = ["Embedder", "EmbeddingIdentity", "EmbeddingModelError", "OnnxEncoder", "resolve_model_path"]
 
@@ -58,10 +59,6 @@ class OnnxEncoder:
         self.tokenizer = Tokenizer.from_file(str(exported.tokenizer_path))
         self.tokenizer.no_padding()  # padded here per batch, to the batch's longest text
         self.tokenizer.enable_truncation(exported.max_seq_length)
-        # The word pieces a text has, however long (`token_counts`; passages are cut to `window`).
-        self.counter = Tokenizer.from_file(str(exported.tokenizer_path))
-        self.counter.no_padding()
-        self.counter.no_truncation()
         special = self.tokenizer.post_processor.num_special_tokens_to_add(False) if self.tokenizer.post_processor else 0
         self.window = exported.max_seq_length - special
         options = ort.SessionOptions()
@@ -70,6 +67,16 @@ class OnnxEncoder:
         # Neo4j needs for the hot path running beside the query embedding.
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.session = ort.InferenceSession(str(exported.onnx_path), options, providers=["CPUExecutionProvider"])
+
+    @functools.cached_property
+    def counter(self) -> Tokenizer:
+        """The word pieces a text has, however long (`token_counts`; passages are cut to `window`).
+        Loaded when first used: e5's 250k-piece tokenizer takes ~150 MB, and the default pair counts
+        with MiniLM's (`app/embedding/pair.py`)."""
+        counter = Tokenizer.from_file(str(self.exported.tokenizer_path))
+        counter.no_padding()
+        counter.no_truncation()
+        return counter
 
     def _prepared(self, texts: Sequence[str]) -> list[str]:
         return [text.strip().lower() if self.exported.do_lower_case else text.strip() for text in texts]
@@ -132,6 +139,9 @@ class Embedder:
     """Normalized embeddings, so a dot product is the cosine similarity. Queries and passages are
     embedded apart: a model trained with prompts (e5) reads each with its own prefix."""
 
+    # Whether each vector is a pair (`app/domain/vector_pair.py`, the default `PairedEmbedder`).
+    paired = False
+
     def __init__(
         self, model_path: Path, cache_dir: Path, precision: Precision = "int8", name: str | None = None
     ) -> None:
@@ -140,7 +150,9 @@ class Embedder:
         self.dimension: int = self.encoder.exported.dimension
         # Word pieces the model reads of a text (`passages`), after the passage prompt's.
         prompt = self.encoder.exported.passage_prompt
-        self.window: int = self.encoder.window - (self.encoder.token_counts([prompt])[0] if prompt else 0)
+        # (Counted with the truncating tokenizer: the counter is loaded only when texts are counted.)
+        prompt_tokens = len(self.encoder.tokenizer.encode(prompt, add_special_tokens=False).ids) if prompt else 0
+        self.window: int = self.encoder.window - prompt_tokens
         self.identity = EmbeddingIdentity(name or str(model_path), self.encoder.exported.model_digest)
         # Whether its vectors of Chinese text mean anything (recall leans on them only then).
         english_only = {resolve_model_path(model).resolve() for model in ENGLISH_ONLY_MODELS}
@@ -150,6 +162,10 @@ class Embedder:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Embedder:
+        if settings.embedding_model == PACKAGED_PAIR:
+            from app.embedding.pair import PairedEmbedder
+
+            return PairedEmbedder.from_settings(settings)
         model_path = resolve_model_path(settings.embedding_model, settings.model_cache_dir)
         return cls(model_path, settings.model_cache_dir, settings.embedding_precision, settings.embedding_model)
 

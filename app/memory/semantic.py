@@ -40,6 +40,7 @@ from typing import Any
 
 from app.domain.model import NodeType, RelType
 from app.domain.passages import passages, sentence_passages
+from app.domain.vector_pair import same_half
 from app.embedding.encoder import Embedder
 from app.memory.records import create_links, link_row
 from app.stores.graph import GraphStore
@@ -244,9 +245,14 @@ class SemanticIndexer:
         stored = self.vectors.vectors_of(namespace, sorted(ids))
         records = []
         for row in windows:
+            if row["turn"] not in stored or row["chars"] > CONTEXT_MAX_CHARS:
+                continue
+            turn = stored[row["turn"]]
             neighbours = [stored[node] for node in (row["previous"], row["next"]) if node and node in stored]
-            if row["turn"] in stored and neighbours and row["chars"] <= CONTEXT_MAX_CHARS:
-                vector = context_vector(stored[row["turn"]], *neighbours)
+            if self.embedder.paired:  # only neighbours embedded by the turn's model (its language's)
+                neighbours = [vector for vector in neighbours if same_half(vector, turn)]
+            if neighbours:
+                vector = context_vector(turn, *neighbours)
                 records.append(VectorRecord(row["turn"], vector, {"type": NodeType.DIALOGUE.value}, CONTEXT_PASSAGE))
         self.vectors.upsert(namespace, records)
         return len(records)
@@ -287,7 +293,9 @@ class SemanticIndexer:
         if self.linking.max_neighbours <= 0 or not node_ids:
             return []
         # Room for the nodes sharing a vector with each neighbour (a turn's fact and event).
-        found = self.vectors.search_many(namespace, vectors, limit=4 * (self.linking.max_neighbours + 1), context=False)
+        found = self.vectors.search_many(
+            namespace, vectors, limit=4 * (self.linking.max_neighbours + 1), context=False, passages=True
+        )
         links: list[dict[str, Any]] = []
         for node_id, hits in zip(node_ids, found, strict=True):
             # Threshold and edge weight on the reference scale, whichever model embeds.

@@ -16,12 +16,13 @@ relevance = max(vector match, term coverage)
 `min_score` (recall and context) compares with it (`answers`); `DEFAULT_MIN_SCORE` is the tools'
 and MCP's default, chosen on LoCoMo dev (docs/benchmarks.md, "Nothing relevant").
 
-Neither signal reads a Chinese card for an English query with an English-only embedder: the
-query's vector is chance against it and its words are not in it. Such a card cannot be judged
-(`judgeable`), and an answer whose leading cards mostly cannot be is not judged at all: it keeps its
-cards (the threshold emptied 156 of 230 such answers on LoCoMo dev). A Chinese query has no vector
-with that embedder and is judged by its terms alone, whatever the cards' language, against a lower
-bar (`TERMS_ONLY_SCALE`).
+Neither signal judges a card in another language than the query: its words are not in the card,
+and a cosine across the languages is chance (an English-only embedder) or too coarse at the bar
+(multilingual-e5-small's). Such a card cannot be judged (`judgeable`): it does not pass the bar, and
+an answer whose leading cards mostly cannot be is not judged at all: it keeps its cards (the
+threshold emptied 156 of 230 such answers on LoCoMo dev with MiniLM). A query no vector read (a
+Chinese one with an English-only embedder, an identifier) is judged by its terms alone, whatever the
+cards' language, against a lower bar (`TERMS_ONLY_SCALE`).
 """
 
 from __future__ import annotations
@@ -74,28 +75,33 @@ def card_text(node: Mapping[str, Any]) -> str:
     return f"{node.get('summary') or ''}\n{node.get('label') or ''}"
 
 
-def judgeable(text: str, blind_to_chinese: bool) -> bool:
-    """Whether a card's relevance means anything: not when the query was judged by a vector that
-    reads no Chinese (`blind_to_chinese`: the cold path ran with an English-only embedder) and the
-    card (`text`) is Chinese. A query without a vector is judged by its terms, which any card may say."""
-    return not (blind_to_chinese and mostly_chinese(text))
+def judgeable(text: str, query: str, terms_only: bool) -> bool:
+    """Whether a card's relevance can be held to `min_score`: not for a card (`text`) in another
+    language than the query when a vector read the query (not `terms_only`). The query's words are
+    not in such a card, and a cosine across the two languages does not tell a match from a near miss
+    at the bar: an English-only embedder's is chance, and multilingual-e5-small's on the reference
+    scale gave "What does Alice grow in her garden?" / "爱丽丝在花园里种了西红柿。" 0.25 and "Finish the
+    billing migration" / "鲍勃在公司负责计算工资。" 0.35. A query without a vector is judged by its
+    terms, which any card may say."""
+    return terms_only or mostly_chinese(text) == mostly_chinese(query)
 
 
 def answers(
     relevances: Iterable[float],
     leading_texts: Sequence[str],
-    blind_to_chinese: bool,
+    query: str,
     min_score: float,
     terms_only: bool = False,
 ) -> bool:
     """Whether an answer keeps its cards under `min_score`: one of its cards (`relevances`: every
-    ranked card's, in rank order; read only as far as needed, so they may be computed lazily) reaches
-    it (`TERMS_ONLY_SCALE` of it when no vector read the query: `terms_only`), or most of its leading
-    cards (`leading_texts`: those it would show) cannot be judged (`judgeable`). An empty answer (no
-    leading card) has nothing to keep; `min_score` 0 keeps any other."""
+    ranked card's, in rank order, 0 for a card that cannot be judged; read only as far as needed, so
+    they may be computed lazily) reaches it (`TERMS_ONLY_SCALE` of it when no vector read the query:
+    `terms_only`), or most of its leading cards (`leading_texts`: those it would show) cannot be
+    judged (`judgeable`). An empty answer (no leading card) has nothing to keep; `min_score` 0 keeps
+    any other."""
     if not leading_texts:
         return False
-    unjudged = sum(1 for text in leading_texts if not judgeable(text, blind_to_chinese))
+    unjudged = sum(1 for text in leading_texts if not judgeable(text, query, terms_only))
     if unjudged * 2 > len(leading_texts):
         return True
     threshold = min_score * TERMS_ONLY_SCALE if terms_only else min_score

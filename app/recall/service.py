@@ -21,7 +21,9 @@ from app.domain.model import NodeType
 from app.domain.passages import sentence_of_passage
 from app.domain.text import CJK_RUN, mostly_chinese
 from app.domain.turns import dialogue_id
+from app.domain.vector_pair import is_english
 from app.embedding.encoder import Embedder
+from app.embedding.pair import PairedEmbedder
 from app.extract.names import cjk_name_forms
 from app.memory.activity import AccessLog
 from app.memory.hot_window import HotWindow
@@ -54,7 +56,7 @@ from app.recall.parameters import (
     fixed_size,
 )
 from app.recall.query import CategoryVocabulary, ParsedQuery, SlotVocabulary, dense_query, parse_query
-from app.recall.relevance import answers, card_text, query_terms, relevance, term_coverage
+from app.recall.relevance import answers, card_text, judgeable, query_terms, relevance, term_coverage
 from app.recall.request import RecallObserver, RecallRequest, RecallResult, SpreadingSettings
 from app.stores.graph import GraphStore
 from app.stores.queries.recall_queries import HotRow, HotSeed, RecallQueries
@@ -174,14 +176,17 @@ class Recall:
         ranked = newer_first(ranked, parsed.state, parsed.terms)
         terms = query_terms(parsed.terms, parsed.speaker_terms)
 
+        terms_only = weights.vector == 0  # no vector read the query (Chinese with this embedder, identifiers)
+
         def scored(cards: list[Card]) -> Iterator[float]:
-            """Each card's relevance, set on it as it is read (term coverage costs ~25 µs a card)."""
+            """Each card's relevance, set on it as it is read (term coverage costs ~25 µs a card), as
+            `min_score` judges it (0 for a card that cannot be judged)."""
             for card in cards:
                 text = card_text(candidates[card.id].node)
                 cosine = cold[0].get(card.id)
                 on_scale = 0.0 if cosine is None else self.embedder.scale.of_query(cosine, parsed.text, text)
                 card.relevance = relevance(on_scale, term_coverage(terms, text))
-                yield card.relevance
+                yield card.relevance if judgeable(text, parsed.text, terms_only) else 0.0
 
         # The answer's relevance is its best card's: below `min_score` it has no card. Each card is not
         # held to it: the cards found through the graph (spreading activation, replies beside a matching
@@ -191,9 +196,7 @@ class Recall:
         leading_cards = ranked[: request.top_k]
         relevances = chain(list(scored(leading_cards)), scored(ranked[request.top_k :]))
         leading = [card_text(candidates[card.id].node) for card in leading_cards]
-        blind = weights.vector > 0 and not self.embedder.reads_chinese
-        terms_only = weights.vector == 0  # no vector read the query (Chinese with this embedder, identifiers)
-        passing = ranked if answers(relevances, leading, blind, request.min_score, terms_only) else []
+        passing = ranked if answers(relevances, leading, parsed.text, request.min_score, terms_only) else []
         shown = passing[: request.top_k]
         if self.spreading.excerpts:
             self._show_excerpts(namespace, parsed, shown, candidates, cold[2], request.viewer)
@@ -317,7 +320,12 @@ class Recall:
     def _cold(self, namespace: str, parsed: ParsedQuery) -> ColdHits:
         """Vector hits and their cards (read here, while the hot query still runs), and the sentence
         point (passage number) each turn was found by, when it was one."""
-        vector = self.embedder.embed_queries([dense_query(parsed.text, parsed.speakers)])[0]
+        text = dense_query(parsed.text, parsed.speakers)
+        pair = self.embedder if isinstance(self.embedder, PairedEmbedder) else None
+        if pair is not None and is_english(text) and not self.vectors.reads_other_languages(namespace):
+            vector = pair.embed_english_queries([text])[0]  # e5 (~10 ms a query) would find nothing here
+        else:
+            vector = self.embedder.embed_queries([text])[0]
         hits = self.vectors.search(namespace, vector, limit=self.spreading.cold_limit)
         # Only the order counts: fusion turns these cosines into rank scores.
         scores = {hit.node_id: max(0.0, hit.score) for hit in hits} if any(hit.score > 0 for hit in hits) else {}

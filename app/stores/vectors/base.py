@@ -19,6 +19,14 @@ multilingual-e5-small both give 384 dimensions, so the dimension check alone wou
 EMBEDDING_MODEL mix two models' vectors silently. `bind` refuses that at start-up; `app/reembed.py`
 builds a store for the new model beside the old one (`rebuild_location`), which the process opens
 once it is complete.
+
+A store of pairs (`paired`, the default embedder's: `app/domain/vector_pair.py`) keeps each point's
+vector as one of two named vectors, `e5` for a text with CJK characters, `minilm` for the others,
+and the payload key `read_by` naming it. A search by a pair asks the engine once per half that is
+set, in the same batch (an English query in a namespace with Chinese memories: MiniLM over the
+English points, e5 over the Chinese ones); e5's cosines are put on MiniLM's scale
+(`app/domain/cosine_scale.py`) and the hits merged by score, so a SEMANTIC threshold or a relevance
+reads both alike.
 """
 
 from __future__ import annotations
@@ -29,7 +37,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.domain.cosine_scale import Kind, e5_on_reference
 from app.domain.embedding_identity import EmbeddingIdentity
+from app.domain.vector_pair import E5_VECTOR, MINILM_VECTOR, READ_BY_KEY, halves
 from app.settings import PACKAGED_MINILM
 
 # Fixed namespace for point ids; changing it would orphan every stored vector.
@@ -68,6 +78,16 @@ class VectorRecord:
 
 
 @dataclass(frozen=True)
+class NamedSearch:
+    """One nearest-neighbour query to the engine: `using` names the vector of a store of pairs (None:
+    a store's one vector)."""
+
+    vector: Sequence[float]
+    using: str | None
+    match: PayloadMatch | None
+
+
+@dataclass(frozen=True)
 class VectorHit:
     node_id: str
     score: float
@@ -95,8 +115,9 @@ class VectorStore(ABC):
 
     backend: str
 
-    def __init__(self, dimension: int) -> None:
-        self.dimension = dimension
+    def __init__(self, dimension: int, paired: bool = False) -> None:
+        self.dimension = dimension  # of a pair, both halves'
+        self.paired = paired
 
     def _payload(self, namespace: str, record: VectorRecord) -> dict[str, Any]:
         if len(record.vector) != self.dimension:
@@ -104,7 +125,16 @@ class VectorStore(ABC):
                 f"vector for {record.node_id} has {len(record.vector)} dimensions, expected {self.dimension}"
             )
         passage = {PASSAGE_KEY: record.passage} if record.passage else {}
-        return {**record.payload, **passage, NAMESPACE_KEY: namespace, NODE_ID_KEY: record.node_id}
+        read_by = MINILM_VECTOR if halves(record.vector)[1] is not None else E5_VECTOR
+        pair = {READ_BY_KEY: read_by} if self.paired else {}
+        return {**record.payload, **passage, **pair, NAMESPACE_KEY: namespace, NODE_ID_KEY: record.node_id}
+
+    def _named(self, vector: Sequence[float]) -> dict[str, list[float]]:
+        """A pair's named vectors (a point of a store of pairs): the half that is set."""
+        e5, minilm = halves(vector)
+        if (e5 is None) == (minilm is None):
+            raise VectorDimensionError("a stored text's pair has exactly one half set (e5's or MiniLM's)")
+        return {E5_VECTOR: e5} if e5 is not None else {MINILM_VECTOR: minilm}  # type: ignore[dict-item]
 
     # -- embedding identity ---------------------------------------------------------------------
 
@@ -135,12 +165,7 @@ class VectorStore(ABC):
                 return
             stored = EmbeddingIdentity(PACKAGED_MINILM, "unrecorded")
         if stored.digest != identity.digest:
-            raise EmbeddingMismatchError(
-                f"the vector store {self.location} holds vectors of {stored}, but this process embeds with "
-                f"{identity}: searching one model's vectors with the other's would silently return wrong "
-                f"memories. Re-embed every node with `{REEMBED_COMMAND}` (EMBEDDING_MODEL set to the new model; "
-                f"recall keeps working meanwhile), or set EMBEDDING_MODEL back to {stored.model!r}."
-            )
+            raise mismatch(self.location, str(stored), identity, stored.model)
         if not self.is_complete():
             raise EmbeddingMismatchError(
                 f"the vector store {self.location} for {identity} is still being filled by `{REEMBED_COMMAND}`: "
@@ -158,6 +183,7 @@ class VectorStore(ABC):
     def search(
         self, namespace: str, vector: Sequence[float], limit: int, match: PayloadMatch | None = None
     ) -> list[VectorHit]:
+        """The `limit` best nodes of a query's vector."""
         return self.search_many(namespace, [vector], limit, match)[0]
 
     def search_many(
@@ -167,14 +193,17 @@ class VectorStore(ABC):
         limit: int,
         match: PayloadMatch | None = None,
         context: bool = True,
+        passages: bool = False,
     ) -> list[list[VectorHit]]:
         """The `limit` best nodes of each vector (a node scored by its best passage), in order, from
         one call to the engine (the write path searches the neighbours of a whole batch at once).
-        Without `context` the turns' context points are left out (what a node says on its own)."""
+        Without `context` the turns' context points are left out (what a node says on its own).
+        `passages`: the vectors are stored texts' (neighbours of new nodes), not queries' (which
+        calibration of e5's cosines applies, in a store of pairs)."""
         results: list[list[VectorHit]] = [[] for _ in vectors]
         pending, fetch = list(range(len(vectors))), limit
         while pending:
-            found = self._search_batch(namespace, [vectors[i] for i in pending], fetch, match)
+            found = self._search_batch(namespace, [vectors[i] for i in pending], fetch, match, passages)
             short = []
             for index, hits in zip(pending, found, strict=True):
                 kept = hits if context else [hit for hit in hits if hit.payload.get(PASSAGE_KEY) != CONTEXT_PASSAGE]
@@ -184,11 +213,37 @@ class VectorStore(ABC):
             pending, fetch = short, REFETCH * fetch
         return results
 
-    @abstractmethod
     def _search_batch(
-        self, namespace: str, vectors: Sequence[Sequence[float]], limit: int, match: PayloadMatch | None
+        self,
+        namespace: str,
+        vectors: Sequence[Sequence[float]],
+        limit: int,
+        match: PayloadMatch | None,
+        passages: bool = False,
     ) -> list[list[VectorHit]]:
-        """`search_many` for at least one vector; each backend's batch query."""
+        """`search_many` for at least one vector, at most `limit` hits each: one batch query to the
+        engine (of a store of pairs, an English vector's two searches, see the module's notes)."""
+        if not self.paired:
+            return self._query(namespace, [NamedSearch(vector, None, match) for vector in vectors], limit)
+        searches: list[NamedSearch] = []
+        owners: list[int] = []
+        for index, vector in enumerate(vectors):
+            e5, minilm = halves(vector)
+            searches += [
+                NamedSearch(half, name, match) for half, name in ((e5, E5_VECTOR), (minilm, MINILM_VECTOR)) if half
+            ]
+            owners += [index] * (len(searches) - len(owners))
+        merged: list[list[VectorHit]] = [[] for _ in vectors]
+        for search, owner, hits in zip(searches, owners, self._query(namespace, searches, limit), strict=True):
+            if search.using == E5_VECTOR:  # only texts with CJK characters have an e5 vector
+                kind: Kind = "across" if halves(vectors[owner])[1] is not None else "chinese"
+                hits = [VectorHit(h.node_id, e5_on_reference(h.score, kind, passages), h.payload) for h in hits]
+            merged[owner] += hits
+        return [sorted(hits, key=lambda hit: -hit.score)[:limit] for hits in merged]
+
+    @abstractmethod
+    def _query(self, namespace: str, searches: Sequence[NamedSearch], limit: int) -> list[list[VectorHit]]:
+        """The `limit` best points of each search in the namespace; each backend's batch query."""
 
     @staticmethod
     def _hits(points: Iterable[Any]) -> list[VectorHit]:
@@ -212,7 +267,13 @@ class VectorStore(ABC):
     def delete_namespace(self, namespace: str) -> None: ...
 
     @abstractmethod
-    def count(self, namespace: str) -> int: ...
+    def count(self, namespace: str, match: PayloadMatch | None = None) -> int:
+        """Points of the namespace (all passages of every node), those matching `match` only."""
+
+    def reads_other_languages(self, namespace: str) -> bool:
+        """Whether an English query's e5 vector may find anything: a store of pairs holding a point of
+        the namespace without a MiniLM vector (a text with CJK characters)."""
+        return self.paired and self.count(namespace, {READ_BY_KEY: E5_VECTOR}) > 0
 
     def optimize(self) -> bool:
         """Build search indexes for what was added since the last call; True when anything was done.
@@ -226,6 +287,26 @@ class VectorStore(ABC):
 
     @abstractmethod
     def close(self) -> None: ...
+
+
+def layout_mismatch(location: str, stored_pairs: bool) -> EmbeddingMismatchError:
+    """The error of a store whose named vectors are of the other layout (a pair's, or one model's)."""
+    layout = "a pair of models" if stored_pairs else "another model (not a pair)"
+    return EmbeddingMismatchError(
+        f"the vector store {location} holds vectors of {layout}: re-embed every node with `{REEMBED_COMMAND}` "
+        "(EMBEDDING_MODEL set to the new model), or set EMBEDDING_MODEL back"
+    )
+
+
+def mismatch(location: str, stored: str, identity: EmbeddingIdentity, previous: str) -> EmbeddingMismatchError:
+    """The error of a store holding vectors of `stored` (a model, or a layout) opened by a process
+    embedding with `identity`; `previous` is the EMBEDDING_MODEL that made them."""
+    return EmbeddingMismatchError(
+        f"the vector store {location} holds vectors of {stored}, but this process embeds with "
+        f"{identity}: searching one model's vectors with the other's would silently return wrong "
+        f"memories. Re-embed every node with `{REEMBED_COMMAND}` (EMBEDDING_MODEL set to the new model; "
+        f"recall keeps working meanwhile), or set EMBEDDING_MODEL back to {previous!r}."
+    )
 
 
 def best_per_node(hits: Sequence[VectorHit]) -> list[VectorHit]:

@@ -30,7 +30,7 @@ from typing import Any
 
 from app.domain.embedding_identity import EmbeddingIdentity
 from app.errors import EngineUnavailable
-from app.stores.vectors.base import PayloadMatch, VectorHit, VectorRecord, VectorStore
+from app.stores.vectors.base import NamedSearch, PayloadMatch, VectorHit, VectorRecord, VectorStore
 
 # Searches per round trip: a recall's search waits for at most one chunk of a write batch's searches.
 SEARCHES_PER_CALL = 16
@@ -78,8 +78,10 @@ class ChildProcessVectorStore(VectorStore):
     process's threads or connections is copied). `open_store` must be picklable: a class and its
     arguments (`functools.partial`)."""
 
-    def __init__(self, open_store: Callable[[], VectorStore], dimension: int, backend: str) -> None:
-        super().__init__(dimension)
+    def __init__(
+        self, open_store: Callable[[], VectorStore], dimension: int, backend: str, paired: bool = False
+    ) -> None:
+        super().__init__(dimension, paired)
         self.backend = backend
         context = multiprocessing.get_context("spawn")
         self._connection, child_end = context.Pipe()
@@ -137,13 +139,21 @@ class ChildProcessVectorStore(VectorStore):
         self._call("upsert", namespace, list(records))
 
     def _search_batch(
-        self, namespace: str, vectors: Sequence[Sequence[float]], limit: int, match: PayloadMatch | None
+        self,
+        namespace: str,
+        vectors: Sequence[Sequence[float]],
+        limit: int,
+        match: PayloadMatch | None,
+        passages: bool = False,
     ) -> list[list[VectorHit]]:
         found: list[list[VectorHit]] = []
         for start in range(0, len(vectors), SEARCHES_PER_CALL):
             chunk = [list(vector) for vector in vectors[start : start + SEARCHES_PER_CALL]]
-            found.extend(self._call("_search_batch", namespace, chunk, limit, match))
+            found.extend(self._call("_search_batch", namespace, chunk, limit, match, passages))
         return found
+
+    def _query(self, namespace: str, searches: Sequence[NamedSearch], limit: int) -> list[list[VectorHit]]:
+        return list(self._call("_query", namespace, list(searches), limit))  # `_search_batch` goes over whole
 
     def vectors_of(self, namespace: str, node_ids: Sequence[str]) -> dict[str, list[float]]:
         return dict(self._call("vectors_of", namespace, list(node_ids)))
@@ -154,8 +164,8 @@ class ChildProcessVectorStore(VectorStore):
     def delete_namespace(self, namespace: str) -> None:
         self._call("delete_namespace", namespace)
 
-    def count(self, namespace: str) -> int:
-        return int(self._call("count", namespace))
+    def count(self, namespace: str, match: PayloadMatch | None = None) -> int:
+        return int(self._call("count", namespace, match))
 
     def optimize(self) -> bool:
         return bool(self._call("optimize"))

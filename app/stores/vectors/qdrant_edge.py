@@ -15,16 +15,19 @@ from typing import Any, cast
 import qdrant_edge as edge
 
 from app.domain.embedding_identity import EmbeddingIdentity
+from app.domain.vector_pair import E5_VECTOR, MINILM_VECTOR, READ_BY_KEY, joined
 from app.stores.folder_users import describe, processes_using
 from app.stores.vectors.base import (
     NAMESPACE_KEY,
     NODE_ID_KEY,
+    NamedSearch,
     PayloadMatch,
     VectorDimensionError,
     VectorFolderInUse,
     VectorHit,
     VectorRecord,
     VectorStore,
+    layout_mismatch,
     point_id,
 )
 
@@ -55,16 +58,18 @@ def read_marker(path: Path) -> dict[str, Any] | None:
 class EdgeVectorStore(VectorStore):
     backend = "qdrant-edge"
 
-    def __init__(self, path: Path, dimension: int) -> None:
-        super().__init__(dimension)
+    def __init__(self, path: Path, dimension: int, paired: bool = False) -> None:
+        super().__init__(dimension, paired)
         self.path = path
-        config = edge.EdgeConfig(
-            vectors={_VECTOR_NAME: edge.EdgeVectorParams(size=dimension, distance=edge.Distance.Cosine)}
-        )
+        names = {E5_VECTOR: dimension // 2, MINILM_VECTOR: dimension // 2} if paired else {_VECTOR_NAME: dimension}
+        params = {name: edge.EdgeVectorParams(size=size, distance=edge.Distance.Cosine) for name, size in names.items()}
+        config = edge.EdgeConfig(vectors=params)
         if path.exists() and any(path.iterdir()):
             try:
                 self.shard = edge.EdgeShard.load(str(path), config)
             except Exception as exc:  # the engine reports mismatches as a generic runtime error
+                if "storages with keys" in str(exc):  # other named vectors: a single model's, or a pair's
+                    raise layout_mismatch(str(path), stored_pairs=not paired) from exc
                 if "dimension" in str(exc).lower() or "size" in str(exc).lower():
                     raise VectorDimensionError(f"{path}: {exc}") from exc
                 if "WouldBlock" in str(exc):  # its write-ahead log is locked by another process
@@ -79,6 +84,8 @@ class EdgeVectorStore(VectorStore):
         for key in (NAMESPACE_KEY, NODE_ID_KEY):
             if key not in indexed:
                 self.shard.update(edge.UpdateOperation.create_field_index(key, edge.PayloadSchemaType.Keyword))
+        if paired and READ_BY_KEY not in indexed:  # an English query's e5 search: the other points
+            self.shard.update(edge.UpdateOperation.create_field_index(READ_BY_KEY, edge.PayloadSchemaType.Keyword))
 
     @property
     def location(self) -> str:
@@ -101,30 +108,23 @@ class EdgeVectorStore(VectorStore):
     def upsert(self, namespace: str, records: Sequence[VectorRecord]) -> None:
         if not records:
             return
-        points = [
-            edge.Point(
-                point_id(namespace, r.node_id, r.passage),
-                {_VECTOR_NAME: [float(x) for x in r.vector]},
-                self._payload(namespace, r),
-            )
-            for r in records
-        ]
+        points = []
+        for r in records:
+            named: dict[str, Any] = self._named(r.vector) if self.paired else {_VECTOR_NAME: list(map(float, r.vector))}
+            points.append(edge.Point(point_id(namespace, r.node_id, r.passage), named, self._payload(namespace, r)))
         self.shard.update(edge.UpdateOperation.upsert_points(points))
 
-    def _search_batch(
-        self, namespace: str, vectors: Sequence[Sequence[float]], limit: int, match: PayloadMatch | None
-    ) -> list[list[VectorHit]]:
-        where = _filter(namespace, match)
+    def _query(self, namespace: str, searches: Sequence[NamedSearch], limit: int) -> list[list[VectorHit]]:
         params = edge.SearchParams(hnsw_ef=_SEARCH_EF)
         requests = [
             edge.QueryRequest(
                 limit=limit,
-                query=edge.Query.Nearest([float(x) for x in vector], using=_VECTOR_NAME),
-                filter=where,
+                query=edge.Query.Nearest([float(x) for x in search.vector], using=search.using or _VECTOR_NAME),
+                filter=_filter(namespace, search.match),
                 with_payload=True,
                 params=params,
             )
-            for vector in vectors
+            for search in searches
         ]
         return [self._hits(points) for points in self.shard.query_batch(edge.QueryBatchRequest(requests))]
 
@@ -135,10 +135,14 @@ class EdgeVectorStore(VectorStore):
         records = self.shard.retrieve(list(by_point), with_payload=False, with_vector=True)
         found: dict[str, list[float]] = {}
         for record in records:
-            # A point of this store holds its one named dense vector: a list of floats.
-            vector = record.vector.get(_VECTOR_NAME) if isinstance(record.vector, dict) else None
-            if isinstance(vector, list):
-                found[by_point[str(record.id)]] = [float(x) for x in cast(list[float], vector)]
+            # A point of this store holds its one named dense vector, or one half of a pair (e5's or MiniLM's).
+            named = cast(dict[str, list[float]], record.vector) if isinstance(record.vector, dict) else {}
+            if self.paired and (E5_VECTOR in named or MINILM_VECTOR in named):
+                found[by_point[str(record.id)]] = joined(
+                    named.get(E5_VECTOR), named.get(MINILM_VECTOR), self.dimension // 2
+                )
+            elif not self.paired and isinstance(vector := named.get(_VECTOR_NAME), list):
+                found[by_point[str(record.id)]] = [float(x) for x in vector]
         return found
 
     def optimize(self) -> bool:
@@ -155,8 +159,8 @@ class EdgeVectorStore(VectorStore):
     def delete_namespace(self, namespace: str) -> None:
         self.shard.update(edge.UpdateOperation.delete_points_by_filter(_filter(namespace)))
 
-    def count(self, namespace: str) -> int:
-        return int(self.shard.count(edge.CountRequest(exact=True, filter=_filter(namespace))))
+    def count(self, namespace: str, match: PayloadMatch | None = None) -> int:
+        return int(self.shard.count(edge.CountRequest(exact=True, filter=_filter(namespace, match))))
 
     def ping(self) -> None:
         self.shard.info()

@@ -12,15 +12,18 @@ from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
 from app.domain.embedding_identity import EmbeddingIdentity
+from app.domain.vector_pair import E5_VECTOR, MINILM_VECTOR, READ_BY_KEY, joined
 from app.errors import EngineUnavailable, short_reason
 from app.stores.vectors.base import (
     NAMESPACE_KEY,
     NODE_ID_KEY,
+    NamedSearch,
     PayloadMatch,
     VectorDimensionError,
     VectorHit,
     VectorRecord,
     VectorStore,
+    layout_mismatch,
     point_id,
 )
 
@@ -28,8 +31,8 @@ from app.stores.vectors.base import (
 class QdrantClientVectorStore(VectorStore):
     backend = "qdrant-client"
 
-    def __init__(self, client: QdrantClient, collection: str, dimension: int) -> None:
-        super().__init__(dimension)
+    def __init__(self, client: QdrantClient, collection: str, dimension: int, paired: bool = False) -> None:
+        super().__init__(dimension, paired)
         self.client = client
         self.collection = collection
         # qdrant-client's local mode is not thread-safe (infra-notes §2); a server client is.
@@ -51,19 +54,28 @@ class QdrantClientVectorStore(VectorStore):
     def _ensure_collection(self) -> None:
         with self._serialized():
             indexed: set[str] = set()
+            half = models.VectorParams(size=self.dimension // 2, distance=models.Distance.COSINE)
             if self.client.collection_exists(self.collection):
                 info = self.client.get_collection(self.collection)
                 params = info.config.params.vectors
-                size = params.size if isinstance(params, models.VectorParams) else None
-                if size != self.dimension:
+                if isinstance(params, dict) != self.paired:  # named vectors: a pair's
+                    raise layout_mismatch(self.location, stored_pairs=isinstance(params, dict))
+                sizes = (
+                    [p.size for p in params.values()]
+                    if isinstance(params, dict)
+                    else [params.size if isinstance(params, models.VectorParams) else None]
+                )
+                if sum(size or 0 for size in sizes) != self.dimension:
                     raise VectorDimensionError(
-                        f"collection {self.collection} holds {size}-d vectors, the model gives {self.dimension}"
+                        f"collection {self.collection} holds {sizes}-d vectors, the model gives {self.dimension}"
                     )
                 indexed = set(info.payload_schema)
             else:
                 self.client.create_collection(
                     self.collection,
-                    vectors_config=models.VectorParams(size=self.dimension, distance=models.Distance.COSINE),
+                    vectors_config={E5_VECTOR: half, MINILM_VECTOR: half}
+                    if self.paired
+                    else models.VectorParams(size=self.dimension, distance=models.Distance.COSINE),
                 )
             if _is_local(self.client):  # local mode ignores payload indexes (and warns)
                 return
@@ -77,6 +89,8 @@ class QdrantClientVectorStore(VectorStore):
                 )
             if NODE_ID_KEY not in indexed:
                 self.client.create_payload_index(self.collection, NODE_ID_KEY, models.PayloadSchemaType.KEYWORD)
+            if self.paired and READ_BY_KEY not in indexed:  # an English query's e5 search: the other points
+                self.client.create_payload_index(self.collection, READ_BY_KEY, models.PayloadSchemaType.KEYWORD)
 
     @property
     def location(self) -> str:
@@ -110,7 +124,7 @@ class QdrantClientVectorStore(VectorStore):
         points = [
             models.PointStruct(
                 id=point_id(namespace, r.node_id, r.passage),
-                vector=[float(x) for x in r.vector],
+                vector=self._named(r.vector) if self.paired else [float(x) for x in r.vector],
                 payload=self._payload(namespace, r),
             )
             for r in records
@@ -118,13 +132,16 @@ class QdrantClientVectorStore(VectorStore):
         with self._serialized():
             self.client.upsert(self.collection, points=points, wait=True)
 
-    def _search_batch(
-        self, namespace: str, vectors: Sequence[Sequence[float]], limit: int, match: PayloadMatch | None
-    ) -> list[list[VectorHit]]:
-        where = _filter(namespace, match)
+    def _query(self, namespace: str, searches: Sequence[NamedSearch], limit: int) -> list[list[VectorHit]]:
         requests = [
-            models.QueryRequest(query=[float(x) for x in vector], filter=where, limit=limit, with_payload=True)
-            for vector in vectors
+            models.QueryRequest(
+                query=[float(x) for x in search.vector],
+                using=search.using,
+                filter=_filter(namespace, search.match),
+                limit=limit,
+                with_payload=True,
+            )
+            for search in searches
         ]
         with self._serialized():
             responses = self.client.query_batch_points(self.collection, requests=requests)
@@ -136,6 +153,11 @@ class QdrantClientVectorStore(VectorStore):
         by_point = {point_id(namespace, node_id): node_id for node_id in node_ids}
         with self._serialized():
             records = self.client.retrieve(self.collection, ids=list(by_point), with_payload=False, with_vectors=True)
+        if self.paired:  # one half of a pair: e5's (a text with CJK characters) or MiniLM's
+            named = [(r.id, cast(dict[str, list[float]], r.vector)) for r in records if isinstance(r.vector, dict)]
+            half = self.dimension // 2
+            return {by_point[str(id_)]: joined(vector.get(E5_VECTOR), vector.get(MINILM_VECTOR), half)
+                    for id_, vector in named if E5_VECTOR in vector or MINILM_VECTOR in vector}  # fmt: skip
         # The collection's one unnamed dense vector: a list of floats.
         return {by_point[str(r.id)]: [float(x) for x in cast(list[float], r.vector)]
                 for r in records if isinstance(r.vector, list)}  # fmt: skip
@@ -156,9 +178,9 @@ class QdrantClientVectorStore(VectorStore):
                 self.collection, points_selector=models.FilterSelector(filter=_filter(namespace)), wait=True
             )
 
-    def count(self, namespace: str) -> int:
+    def count(self, namespace: str, match: PayloadMatch | None = None) -> int:
         with self._serialized():
-            return self.client.count(self.collection, count_filter=_filter(namespace), exact=True).count
+            return self.client.count(self.collection, count_filter=_filter(namespace, match), exact=True).count
 
     def ping(self) -> None:
         with self._serialized():
