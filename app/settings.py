@@ -188,6 +188,11 @@ class Settings(BaseSettings):
         return text
 
     @property
+    def embedding_models(self) -> tuple[str, ...]:
+        """The models EMBEDDING_MODEL names: the default pair's two, else the one."""
+        return (PACKAGED_E5, PACKAGED_MINILM) if self.embedding_model == PACKAGED_PAIR else (self.embedding_model,)
+
+    @property
     def embedded_vectors(self) -> bool:
         """No Qdrant server configured: this process owns the embedded vector engine."""
         return not self.qdrant_url

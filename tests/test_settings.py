@@ -17,6 +17,7 @@ def test_defaults_point_at_local_engines_and_embedded_vectors(monkeypatch: pytes
     assert settings.port == 8000
     assert settings.host == "127.0.0.1"  # loopback unless told otherwise (the Docker image sets 0.0.0.0)
     assert settings.embedding_model == PACKAGED_PAIR  # English and Chinese: app/domain/vector_pair.py
+    assert settings.embedding_models == ("multilingual-e5-small", "all-MiniLM-L6-v2")  # what install exports
     assert settings.embedding_precision == "int8"
     assert settings.embedded_vectors is True
     assert settings.vector_dir == Path("data") / "vectors"
@@ -43,7 +44,7 @@ def test_environment_is_read_by_the_documented_names(monkeypatch: pytest.MonkeyP
     assert settings.redis_port == 6390
     assert settings.embedded_vectors is False
     assert settings.qdrant_url == "http://qdrant:6333"
-    assert settings.embedding_model == "/models/minilm"
+    assert settings.embedding_model == "/models/minilm" and settings.embedding_models == ("/models/minilm",)
     assert settings.embedding_precision == "fp32"
     assert settings.data_dir == tmp_path
     assert settings.vector_dir == tmp_path / "vectors"

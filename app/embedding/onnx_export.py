@@ -285,9 +285,10 @@ def main() -> None:
     from app.settings import get_settings
 
     settings = get_settings()
-    model_path = resolve_model_path(settings.embedding_model, settings.model_cache_dir)
-    exported = ensure_exported(model_path, settings.model_cache_dir, settings.embedding_precision)
-    print(json.dumps(asdict(exported) | {"folder": str(exported.folder)}))
+    for model in settings.embedding_models:  # the default pair's two, or the one set
+        model_path = resolve_model_path(model, settings.model_cache_dir)
+        exported = ensure_exported(model_path, settings.model_cache_dir, settings.embedding_precision)
+        print(json.dumps(asdict(exported) | {"folder": str(exported.folder)}))
 
 
 if __name__ == "__main__":
