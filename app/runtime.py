@@ -122,7 +122,7 @@ class Runtime:
             observer=self.metrics,
         )
         self.neighbourhood = Neighbourhood(self.graph)
-        self.tokens = TokenCounter(self.embedder.encoder.exported.tokenizer_path, self.settings.embedding_model)
+        self.tokens = TokenCounter(self.embedder.encoder.exported.tokenizer_path, self.embedder.counted_by)
         self.context = ContextBuilder(self.recall, self.graph, self.neighbourhood, self.runs, self.tokens)
         self.listing = MemoryListing(self.graph)
         self.cypher_surface = CypherSurface(

@@ -160,6 +160,11 @@ class Embedder:
         # Its cosines on all-MiniLM-L6-v2's scale, which thresholds and relevances are set in.
         self.scale: CosineScale = E5_SMALL if name == PACKAGED_E5 else REFERENCE
 
+    @property
+    def counted_by(self) -> str:
+        """The model whose tokenizer counts the token budgets (`encoder`'s)."""
+        return self.identity.model
+
     @classmethod
     def from_settings(cls, settings: Settings) -> Embedder:
         if settings.embedding_model == PACKAGED_PAIR:

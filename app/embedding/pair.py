@@ -66,6 +66,10 @@ class PairedEmbedder(Embedder):
                 self._e5 = e5
             return self._e5
 
+    @property
+    def counted_by(self) -> str:
+        return self.minilm.counted_by
+
     def token_counts(self, texts: Sequence[str]) -> list[int]:
         return self.minilm.token_counts(texts)
 
