@@ -14,7 +14,9 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-ENGLISH = [f"Alice told Bob about trip number {i}: the train to Lyon left late and the hotel was full." for i in range(200)]
+ENGLISH = [
+    f"Alice told Bob about trip number {i}: the train to Lyon left late and the hotel was full." for i in range(200)
+]
 CHINESE = [f"王磊说第{i}次出差的时候，去杭州的高铁晚点了，酒店也订满了。" for i in range(200)]
 
 
@@ -38,8 +40,10 @@ def main() -> None:
     embedder.embed_queries(CHINESE[:20])
     chinese = resident_mb()
     print(f"EMBEDDING_MODEL={settings.embedding_model}")
-    print(f"  resident MB: imports {start:,.0f}, embedder loaded {loaded:,.0f}, after 200 English texts "
-          f"{english:,.0f}, after 200 Chinese texts {chinese:,.0f}")
+    print(
+        f"  resident MB: imports {start:,.0f}, embedder loaded {loaded:,.0f}, after 200 English texts "
+        f"{english:,.0f}, after 200 Chinese texts {chinese:,.0f}"
+    )
 
 
 if __name__ == "__main__":
