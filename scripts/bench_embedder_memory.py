@@ -10,8 +10,11 @@ multilingual-e5-small only then). Run once per model, each in its own process:
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 ENGLISH = [
