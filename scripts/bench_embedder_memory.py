@@ -1,6 +1,6 @@
 """Resident memory of the configured embedder (EMBEDDING_MODEL), in a fresh process: after loading
-it, after embedding English texts, after embedding Chinese texts (the default pair loads
-multilingual-e5-small only then). Run once per model, each in its own process:
+it, after embedding English texts, after embedding Chinese texts and queries in both languages
+(the default pair loads multilingual-e5-small only then). Run once per model, each in its own process:
 
     .venv/bin/python scripts/bench_embedder_memory.py                       # the default pair
     EMBEDDING_MODEL=all-MiniLM-L6-v2 .venv/bin/python scripts/bench_embedder_memory.py
@@ -36,11 +36,10 @@ def main() -> None:
     start = resident_mb()
     embedder = Embedder.from_settings(settings)
     loaded = resident_mb()
-    embedder.embed_passages(ENGLISH)
-    embedder.embed_queries(ENGLISH[:20])
+    embedder.embed_passages(ENGLISH)  # (an English query is embedded by MiniLM alone where no memory is Chinese)
     english = resident_mb()
     embedder.embed_passages(CHINESE)
-    embedder.embed_queries(CHINESE[:20])
+    embedder.embed_queries(CHINESE[:20] + ENGLISH[:20])
     chinese = resident_mb()
     print(f"EMBEDDING_MODEL={settings.embedding_model}")
     print(
