@@ -14,7 +14,7 @@ import pytest
 from qdrant_client import QdrantClient
 
 from app.domain.cosine_scale import e5_on_reference
-from app.domain.vector_pair import E5_VECTOR, MINILM_VECTOR, READ_BY_KEY, halves, is_english
+from app.domain.vector_pair import E5_VECTOR, MINILM_VECTOR, READ_BY_KEY, halves, is_english, joined, same_half
 from app.embedding.encoder import Embedder
 from app.embedding.pair import PairedEmbedder
 from app.settings import PACKAGED_E5, PACKAGED_MINILM, PACKAGED_PAIR, Settings
@@ -98,6 +98,15 @@ def test_e5_is_loaded_only_for_its_first_text(pair: PairedEmbedder) -> None:
 
 def test_english_means_no_cjk_character() -> None:
     assert is_english("Where does Wang Lei live?") and not is_english("Where does 王磊 live?")
+
+
+def test_a_pair_is_its_halves_with_zeros_for_the_missing_one() -> None:
+    e5_only, minilm_only = joined([0.6, 0.8], None, 2), joined(None, [1.0, 0.0], 2)
+    assert e5_only == [0.6, 0.8, 0.0, 0.0] and minilm_only == [0.0, 0.0, 1.0, 0.0]
+    assert halves(e5_only) == ([0.6, 0.8], None) and halves(minilm_only) == (None, [1.0, 0.0])
+    assert halves(joined([0.6, 0.8], [1.0, 0.0], 2)) == ([0.6, 0.8], [1.0, 0.0])  # a query's, both
+    # Context points sum only neighbours embedded by the turn's model.
+    assert same_half(e5_only, joined([0.0, 1.0], None, 2)) and not same_half(e5_only, minilm_only)
 
 
 def test_an_english_query_reads_english_by_minilm_and_chinese_by_calibrated_e5(

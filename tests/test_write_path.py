@@ -501,6 +501,27 @@ def _context_cosine(runtime, ns: str, node_id: str, vector: list[float]) -> floa
     return None
 
 
+def test_a_turns_context_holds_only_neighbours_embedded_by_its_languages_model(runtime, namespace) -> None:  # type: ignore[no-untyped-def]
+    """With the default pair an English turn's vector is MiniLM's and a Chinese turn's e5's: a
+    context point sums the neighbours of the turn's own model, and a turn with none gets no point."""
+    texts = ["My car is a Model Y.", "我住在北京。", "I moved to Berlin.", "Berlin is grey in winter."]
+    turns = [_turn("s1", f"s1:{i}", "Alice", text, f"2024-05-15T10:0{i}:00+00:00") for i, text in enumerate(texts, 1)]
+    ids = [dialogue_id(t["session_id"], t["turn_id"]) for t in turns]
+    runtime.namespaces.put(namespace)
+    before = runtime.vectors.count(namespace)
+    runtime.ingestor.ingest(namespace, _sequenced(turns[:3]), datetime.now(UTC))
+    points = runtime.vectors.count(namespace) - before
+    runtime.ingestor.ingest(namespace, _sequenced(turns[3:]), datetime.now(UTC))
+    # The fourth turn gives the third an English neighbour: two context points, theirs, and no other.
+    vectors = runtime.vectors.vectors_of(namespace, ids)
+    assert runtime.vectors.count(namespace) - before - points == 1 + 2  # its own point, two context points
+    for turn, neighbour in ((ids[2], ids[3]), (ids[3], ids[2])):
+        expected = context_vector(vectors[turn], vectors[neighbour])
+        assert _context_cosine(runtime, namespace, turn, expected) == pytest.approx(1.0, abs=1e-4)
+    for turn in ids[:2]:  # neighbours of the other language only
+        assert _context_cosine(runtime, namespace, turn, vectors[turn]) is None
+
+
 def test_each_turn_is_also_stored_with_the_turns_around_it_even_one_arriving_late(runtime, namespace) -> None:
     first, late, third = (
         _turn("s1", f"s1:{i}", "Alice", text, f"2024-05-15T10:0{i}:00+00:00")
