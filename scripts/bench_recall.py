@@ -71,6 +71,7 @@ from app.domain.inputs import namespace_term, stable_digest  # noqa: E402
 from app.domain.model import Importance, NodeType, RelType, Source  # noqa: E402
 from app.domain.summarize import extractive_summary, sentences  # noqa: E402
 from app.domain.turns import Turn, concept_id, dialogue_id, episode_id, person_id  # noqa: E402
+from app.domain.vector_pair import same_half  # noqa: E402
 from app.extract.facts import extract_facts  # noqa: E402
 from app.extract.names import normalize_name  # noqa: E402
 from app.extract.timeexpr import find_time_expressions  # noqa: E402
@@ -647,6 +648,8 @@ def store_vectors(runtime: Runtime, builder: GraphBuilder, clock: Clock) -> int:
     records: list[VectorRecord] = []
     stored = 0
     for node_id, (node_type, indexes) in builder.vectors.items():
+        if runtime.embedder.paired:  # the default pair: a mean of one model's vectors (the first text's)
+            indexes = tuple(i for i in indexes if same_half(matrix[i], matrix[indexes[0]]))
         vector = matrix[indexes[0]] if len(indexes) == 1 else matrix[list(indexes)].mean(axis=0)
         if len(indexes) > 1:
             vector = vector / max(float(np.linalg.norm(vector)), 1e-12)
