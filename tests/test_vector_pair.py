@@ -153,6 +153,7 @@ def test_an_english_query_needs_no_e5_where_every_memory_is_english(
     ]
     store.upsert(namespace, [VectorRecord("dialogue:dali", pair.embed_passages([TEXTS["dali"]])[0])])
     assert store.reads_other_languages(namespace) and store.count(namespace, {READ_BY_KEY: MINILM_VECTOR}) == 2
+    assert store.any_point(namespace, {READ_BY_KEY: E5_VECTOR}) and not store.any_point(f"{namespace}-other")
 
 
 def test_neighbour_searches_use_the_passage_calibration_and_read_back_the_pair(

@@ -143,10 +143,15 @@ class Embedder:
     paired = False
 
     def __init__(
-        self, model_path: Path, cache_dir: Path, precision: Precision = "int8", name: str | None = None
+        self,
+        model_path: Path,
+        cache_dir: Path,
+        precision: Precision = "int8",
+        name: str | None = None,
+        threads: int = 0,
     ) -> None:
         self.model_path = model_path
-        self.encoder = OnnxEncoder(ensure_exported(model_path, cache_dir, precision))
+        self.encoder = OnnxEncoder(ensure_exported(model_path, cache_dir, precision), threads)
         self.dimension: int = self.encoder.exported.dimension
         # Word pieces the model reads of a text (`passages`), after the passage prompt's.
         prompt = self.encoder.exported.passage_prompt

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from app.domain.cosine_scale import REFERENCE
@@ -36,6 +37,7 @@ class PairedEmbedder(Embedder):
         self._e5_part = (e5_path, cache_dir, precision)
         self._e5: Embedder | None = None
         self._e5_lock = threading.Lock()
+        self._beside = ThreadPoolExecutor(max_workers=1, thread_name_prefix="e5")
         # The export is made (or found) now, so the identity is known and a first Chinese text does
         # not wait for it; the model itself is loaded on first use.
         e5_digest = ensure_exported(e5_path, cache_dir, precision).model_digest
@@ -57,7 +59,10 @@ class PairedEmbedder(Embedder):
         """multilingual-e5-small, loaded on first use (~200 MB resident)."""
         with self._e5_lock:
             if self._e5 is None:
-                e5 = Embedder(*self._e5_part, name=PACKAGED_E5)
+                # One thread: an English query's e5 vector is computed beside MiniLM's and the hot
+                # path's Neo4j query on 2 cores, where a second thread cost more than it saved
+                # (a short query 4.7 ms on one thread, 6.4 ms on two).
+                e5 = Embedder(*self._e5_part, name=PACKAGED_E5, threads=1)
                 if e5.dimension != self.minilm.dimension:
                     raise ValueError(f"a pair needs equal dimensions ({e5.dimension} and {self.minilm.dimension})")
                 # e5 reads as many word pieces as MiniLM (256, not its 512): its cost grows faster than
@@ -91,10 +96,12 @@ class PairedEmbedder(Embedder):
         return [joined(None, vector, self.minilm.dimension) for vector in self.minilm.embed_queries(texts)]
 
     def _pairs(self, texts: Sequence[str], e5: Embed, minilm: Embed, english_e5: bool) -> list[list[float]]:
-        """MiniLM for the English texts, e5 for the others (and with `english_e5` the English too)."""
+        """MiniLM for the English texts, e5 for the others (and with `english_e5` the English too),
+        the two models side by side (ONNX Runtime releases the GIL)."""
         english = [i for i, text in enumerate(texts) if is_english(text)]
         by_e5 = [i for i, text in enumerate(texts) if english_e5 or not is_english(text)]
+        e5_running = self._beside.submit(e5, [texts[i] for i in by_e5]) if by_e5 else None
         minilm_vectors = dict(zip(english, minilm([texts[i] for i in english]) if english else [], strict=True))
-        e5_vectors = dict(zip(by_e5, e5([texts[i] for i in by_e5]) if by_e5 else [], strict=True))
+        e5_vectors = dict(zip(by_e5, e5_running.result() if e5_running else [], strict=True))
         half = self.minilm.dimension
         return [joined(e5_vectors.get(i), minilm_vectors.get(i), half) for i in range(len(texts))]

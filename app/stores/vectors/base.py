@@ -273,7 +273,12 @@ class VectorStore(ABC):
     def reads_other_languages(self, namespace: str) -> bool:
         """Whether an English query's e5 vector may find anything: a store of pairs holding a point of
         the namespace without a MiniLM vector (a text with CJK characters)."""
-        return self.paired and self.count(namespace, {READ_BY_KEY: E5_VECTOR}) > 0
+        return self.paired and self.any_point(namespace, {READ_BY_KEY: E5_VECTOR})
+
+    @abstractmethod
+    def any_point(self, namespace: str, match: PayloadMatch | None = None) -> bool:
+        """Whether the namespace has a point matching `match`: one point read, where an exact count
+        reads every match (13 ms over 55k Chinese points of bench_recall, on every English query)."""
 
     def optimize(self) -> bool:
         """Build search indexes for what was added since the last call; True when anything was done.

@@ -167,6 +167,9 @@ class ChildProcessVectorStore(VectorStore):
     def count(self, namespace: str, match: PayloadMatch | None = None) -> int:
         return int(self._call("count", namespace, match))
 
+    def any_point(self, namespace: str, match: PayloadMatch | None = None) -> bool:
+        return bool(self._call("any_point", namespace, match))
+
     def optimize(self) -> bool:
         return bool(self._call("optimize"))
 

@@ -162,6 +162,10 @@ class EdgeVectorStore(VectorStore):
     def count(self, namespace: str, match: PayloadMatch | None = None) -> int:
         return int(self.shard.count(edge.CountRequest(exact=True, filter=_filter(namespace, match))))
 
+    def any_point(self, namespace: str, match: PayloadMatch | None = None) -> bool:
+        request = edge.ScrollRequest(limit=1, filter=_filter(namespace, match), with_payload=False, with_vector=False)
+        return bool(self.shard.scroll(request)[0])
+
     def ping(self) -> None:
         self.shard.info()
 

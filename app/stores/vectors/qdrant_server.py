@@ -182,6 +182,12 @@ class QdrantClientVectorStore(VectorStore):
         with self._serialized():
             return self.client.count(self.collection, count_filter=_filter(namespace, match), exact=True).count
 
+    def any_point(self, namespace: str, match: PayloadMatch | None = None) -> bool:
+        with self._serialized():
+            where = _filter(namespace, match)
+            points, _ = self.client.scroll(self.collection, scroll_filter=where, limit=1, with_vectors=False)
+        return bool(points)
+
     def ping(self) -> None:
         with self._serialized():
             self.client.collection_exists(self.collection)
