@@ -59,10 +59,7 @@ class PairedEmbedder(Embedder):
         """multilingual-e5-small, loaded on first use (~200 MB resident)."""
         with self._e5_lock:
             if self._e5 is None:
-                # One thread: an English query's e5 vector is computed beside MiniLM's and the hot
-                # path's Neo4j query on 2 cores, where a second thread cost more than it saved
-                # (a short query 4.7 ms on one thread, 6.4 ms on two).
-                e5 = Embedder(*self._e5_part, name=PACKAGED_E5, threads=1)
+                e5 = Embedder(*self._e5_part, name=PACKAGED_E5)
                 if e5.dimension != self.minilm.dimension:
                     raise ValueError(f"a pair needs equal dimensions ({e5.dimension} and {self.minilm.dimension})")
                 # e5 reads as many word pieces as MiniLM (256, not its 512): its cost grows faster than
