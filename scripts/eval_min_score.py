@@ -38,7 +38,7 @@ import httpx  # noqa: E402
 
 from app.domain.text import mostly_chinese  # noqa: E402
 from app.evaluation.retrieval_metrics import recall_at_k  # noqa: E402
-from app.recall.relevance import DEFAULT_MIN_SCORE, answers  # noqa: E402
+from app.recall.relevance import DEFAULT_MIN_SCORE, answers, judgeable  # noqa: E402
 from hippograph.datasets import Sample, load_samples  # noqa: E402
 from jobs.host import open_runtime  # noqa: E402
 from scripts.eval_locomo import ADVERSARIAL, evidence_of, ingest  # noqa: E402
@@ -90,10 +90,12 @@ def ask(client: httpx.Client, namespace: str, query: str, now: str) -> list[Card
 
 def answer_at(cards: Sequence[Card], threshold: float, query: str, reads_across: bool) -> list[Card]:
     """What the API answers with `min_score` = threshold and `top_k` K (`app.recall.relevance.answers`):
-    every card when the best one reaches it or most of the leading K cannot be judged, else none."""
+    every card when the best judged one reaches it (half of it for a query no vector read) or most of
+    the leading K cannot be judged, else none."""
+    terms_only = not reads_across and mostly_chinese(query)  # a Chinese query, an English-only embedder
     leading = [str(card["summary"]) for card in cards[:K]]
-    blind = not reads_across and not mostly_chinese(query)  # the query's vector was read, Chinese was not
-    kept = answers([card["relevance"] for card in cards], leading, blind, threshold)
+    judged = [card["relevance"] if judgeable(str(card["summary"]), query, terms_only) else 0.0 for card in cards]
+    kept = answers(judged, leading, query, threshold, terms_only)
     return list(cards) if kept else []
 
 
