@@ -222,7 +222,7 @@ class VectorStore(ABC):
         passages: bool = False,
     ) -> list[list[VectorHit]]:
         """`search_many` for at least one vector, at most `limit` hits each: one batch query to the
-        engine (of a store of pairs, an English vector's two searches, see the module's notes)."""
+        engine (of a store of pairs, one search per half that is set: see the module's notes)."""
         if not self.paired:
             return self._query(namespace, [NamedSearch(vector, None, match) for vector in vectors], limit)
         searches: list[NamedSearch] = []
