@@ -56,7 +56,7 @@ class PairedEmbedder(Embedder):
 
     @property
     def e5(self) -> Embedder:
-        """multilingual-e5-small, loaded on first use (~200 MB resident)."""
+        """multilingual-e5-small, loaded on first use (~470 MB resident: scripts/bench_embedder_memory.py)."""
         with self._e5_lock:
             if self._e5 is None:
                 e5 = Embedder(*self._e5_part, name=PACKAGED_E5)
