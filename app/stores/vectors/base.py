@@ -125,8 +125,7 @@ class VectorStore(ABC):
                 f"vector for {record.node_id} has {len(record.vector)} dimensions, expected {self.dimension}"
             )
         passage = {PASSAGE_KEY: record.passage} if record.passage else {}
-        read_by = MINILM_VECTOR if halves(record.vector)[1] is not None else E5_VECTOR
-        pair = {READ_BY_KEY: read_by} if self.paired else {}
+        pair = {READ_BY_KEY: next(iter(self._named(record.vector)))} if self.paired else {}
         return {**record.payload, **passage, **pair, NAMESPACE_KEY: namespace, NODE_ID_KEY: record.node_id}
 
     def _named(self, vector: Sequence[float]) -> dict[str, list[float]]:
@@ -226,17 +225,16 @@ class VectorStore(ABC):
         if not self.paired:
             return self._query(namespace, [NamedSearch(vector, None, match) for vector in vectors], limit)
         searches: list[NamedSearch] = []
-        owners: list[int] = []
+        owners: list[tuple[int, Kind]] = []  # each search's vector, and the kind of its e5 pairs
         for index, vector in enumerate(vectors):
             e5, minilm = halves(vector)
             searches += [
                 NamedSearch(half, name, match) for half, name in ((e5, E5_VECTOR), (minilm, MINILM_VECTOR)) if half
             ]
-            owners += [index] * (len(searches) - len(owners))
+            owners += [(index, "across" if minilm else "chinese")] * (len(searches) - len(owners))
         merged: list[list[VectorHit]] = [[] for _ in vectors]
-        for search, owner, hits in zip(searches, owners, self._query(namespace, searches, limit), strict=True):
+        for search, (owner, kind), hits in zip(searches, owners, self._query(namespace, searches, limit), strict=True):
             if search.using == E5_VECTOR:  # only texts with CJK characters have an e5 vector
-                kind: Kind = "across" if halves(vectors[owner])[1] is not None else "chinese"
                 hits = [VectorHit(h.node_id, e5_on_reference(h.score, kind, passages), h.payload) for h in hits]
             merged[owner] += hits
         return [sorted(hits, key=lambda hit: -hit.score)[:limit] for hits in merged]

@@ -138,22 +138,11 @@ class ChildProcessVectorStore(VectorStore):
     def upsert(self, namespace: str, records: Sequence[VectorRecord]) -> None:
         self._call("upsert", namespace, list(records))
 
-    def _search_batch(
-        self,
-        namespace: str,
-        vectors: Sequence[Sequence[float]],
-        limit: int,
-        match: PayloadMatch | None,
-        passages: bool = False,
-    ) -> list[list[VectorHit]]:
-        found: list[list[VectorHit]] = []
-        for start in range(0, len(vectors), SEARCHES_PER_CALL):
-            chunk = [list(vector) for vector in vectors[start : start + SEARCHES_PER_CALL]]
-            found.extend(self._call("_search_batch", namespace, chunk, limit, match, passages))
-        return found
-
     def _query(self, namespace: str, searches: Sequence[NamedSearch], limit: int) -> list[list[VectorHit]]:
-        return list(self._call("_query", namespace, list(searches), limit))  # `_search_batch` goes over whole
+        found: list[list[VectorHit]] = []
+        for start in range(0, len(searches), SEARCHES_PER_CALL):
+            found.extend(self._call("_query", namespace, list(searches[start : start + SEARCHES_PER_CALL]), limit))
+        return found
 
     def vectors_of(self, namespace: str, node_ids: Sequence[str]) -> dict[str, list[float]]:
         return dict(self._call("vectors_of", namespace, list(node_ids)))
