@@ -3,8 +3,6 @@ model, and the re-embedding migration (`app/reembed.py`) on the real engines."""
 
 from __future__ import annotations
 
-import json
-import shutil
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -16,7 +14,7 @@ from qdrant_client import QdrantClient
 from app.domain.embedding_identity import EmbeddingIdentity
 from app.domain.snapshot import SnapshotNode
 from app.domain.turns import Turn
-from app.embedding.encoder import Embedder, resolve_model_path
+from app.embedding.encoder import Embedder
 from app.memory.ingest import SequencedTurn
 from app.memory.semantic import NodeText
 from app.memory.transfer import _node_text
@@ -114,14 +112,10 @@ TURNS = [
 
 
 @pytest.fixture(scope="module")
-def model_b(tmp_path_factory: pytest.TempPathFactory) -> Embedder:
-    """Another model: MiniLM with query/passage prompts (other vectors, another digest)."""
-    folder = tmp_path_factory.mktemp("model-b") / "minilm-prompted"
-    shutil.copytree(resolve_model_path(PACKAGED_MINILM), folder)
-    config = folder / "config_sentence_transformers.json"
-    prompts = {"query": "question: ", "passage": "memory: "}
-    config.write_text(json.dumps(json.loads(config.read_text()) | {"prompts": prompts}))
-    return Embedder(folder, tmp_path_factory.mktemp("cache"), "int8", name=str(folder))
+def minilm() -> Embedder:
+    """Another model than the default pair (other vectors, another digest): all-MiniLM-L6-v2 alone,
+    the default of earlier versions, exported by the install."""
+    return Embedder.from_settings(Settings(EMBEDDING_MODEL=PACKAGED_MINILM))
 
 
 def _write(runtime: Runtime, namespace: str) -> None:
@@ -138,8 +132,8 @@ QUESTION = "Which dog did Alice adopt?"
 DIALOGUES = {"type": "Dialogue"}
 
 
-def test_reembedding_moves_a_namespace_to_another_model(settings, embedder, model_b, namespace) -> None:  # type: ignore[no-untyped-def]
-    settings_b = settings.model_copy(update={"embedding_model": str(model_b.model_path)})
+def test_reembedding_moves_a_namespace_to_another_model(settings, embedder, minilm, namespace) -> None:  # type: ignore[no-untyped-def]
+    settings_minilm = settings.model_copy(update={"embedding_model": str(minilm.model_path)})
     first = Runtime.open(settings, embedder=embedder)
     try:
         _write(first, namespace)
@@ -148,28 +142,28 @@ def test_reembedding_moves_a_namespace_to_another_model(settings, embedder, mode
     finally:
         first.close()
     with pytest.raises(EmbeddingMismatchError, match="python -m app.reembed") as refused:
-        open_vector_store(settings_b, model_b.dimension, model_b.identity)
-    assert str(embedder.identity) in str(refused.value) and str(model_b.identity) in str(refused.value)
+        open_vector_store(settings_minilm, minilm.dimension, minilm.identity)
+    assert str(embedder.identity) in str(refused.value) and str(minilm.identity) in str(refused.value)
 
     serving = Runtime.open(settings, embedder=embedder)
     try:  # the migration runs beside the serving process, which keeps recalling from its own store
-        done = reembed(settings_b, model_b, [namespace], finish=True)
+        done = reembed(settings_minilm, minilm, [namespace], finish=True)
         assert done["nodes"] >= len(TURNS) and done["complete"] is True
         cards = serving.recall.recall(namespace, RecallRequest(QUESTION)).cards
         assert any("Biscuit" in card.summary for card in cards)
         # Idempotent: a second run (what was written meanwhile) replaces the same points.
-        assert reembed(settings_b, model_b, [namespace], finish=True)["nodes"] == done["nodes"]
+        assert reembed(settings_minilm, minilm, [namespace], finish=True)["nodes"] == done["nodes"]
     finally:
         serving.close()
-    assert rebuild_exists(settings_b, model_b.identity)
+    assert rebuild_exists(settings_minilm, minilm.identity)
 
-    second = Runtime.open(settings_b, embedder=model_b)
+    second = Runtime.open(settings_minilm, embedder=minilm)
     try:
-        assert second.vectors.stored_identity() == model_b.identity
+        assert second.vectors.stored_identity() == minilm.identity
         # One point per node with text (as an import embeds), including those that shared a vector,
         # and a context point per turn of a session of two or more.
         assert second.vectors.count(namespace) == done["nodes"] + len(TURNS) >= count
-        (best,) = second.vectors.search(namespace, model_b.embed_queries([QUESTION])[0], 1, DIALOGUES)
+        (best,) = second.vectors.search(namespace, minilm.embed_queries([QUESTION])[0], 1, DIALOGUES)
         assert best.node_id == dog.node_id
         cards = second.recall.recall(namespace, RecallRequest(QUESTION)).cards
         assert any("Biscuit" in card.summary for card in cards[:3])
@@ -183,9 +177,6 @@ def test_reembedding_moves_a_namespace_to_another_model(settings, embedder, mode
         back.close()
 
 
-@pytest.fixture(scope="module")
-def minilm() -> Embedder:
-    return Embedder.from_settings(Settings(EMBEDDING_MODEL=PACKAGED_MINILM))
 
 
 def test_a_minilm_store_of_earlier_versions_is_migrated_to_the_default_pair(  # type: ignore[no-untyped-def]
@@ -193,7 +184,8 @@ def test_a_minilm_store_of_earlier_versions_is_migrated_to_the_default_pair(  # 
 ) -> None:
     """The single-MiniLM default of earlier versions: the pair (the default now) refuses its store
     (other named vectors) naming both identities and the command, and `app.reembed` with nothing set
-    migrates it; Chinese questions then get a vector track, English and across languages."""
+    migrates it (the default settings; this namespace only: the suite's Neo4j holds every worker's
+    namespaces); Chinese questions then get a vector track, English and across languages."""
     assert embedder.paired
     settings_minilm = settings.model_copy(update={"embedding_model": PACKAGED_MINILM})
     old = Runtime.open(settings_minilm, embedder=minilm)
@@ -205,7 +197,7 @@ def test_a_minilm_store_of_earlier_versions_is_migrated_to_the_default_pair(  # 
         open_vector_store(settings, embedder.dimension, embedder.identity, paired=True)
     assert str(minilm.identity) in str(refused.value) and str(embedder.identity) in str(refused.value)
 
-    done = reembed(settings, embedder)
+    done = reembed(settings, embedder, [namespace], finish=True)
     assert done["complete"] is True and done["namespaces"][namespace] >= len(TURNS)
     new = Runtime.open(settings, embedder=embedder)
     try:
