@@ -106,6 +106,20 @@ CREATE CONSTRAINT entity_merge_key IF NOT EXISTS FOR (r:EntityMerge) REQUIRE (r.
 // ...and by the merged node's id: an old id resolves to the survivor through its record.
 CREATE INDEX entity_merge_merged IF NOT EXISTS FOR (r:EntityMerge) ON (r.namespace, r.merged_id)
 
+// name: migration_single_records
+// Before `migration_name` (next), processes starting at once on one database (the API and a worker)
+// could both record a migration: one record of each is kept, so the constraint can be created.
+MATCH (m:Migration)
+WITH m.name AS name, collect(m) AS records
+WHERE size(records) > 1
+UNWIND tail(records) AS extra
+DELETE extra
+
+// name: migration_name
+// One record per completed data migration (cypher/migrate.cypher): `mark_completed`'s MERGE locks the
+// name through this constraint, so processes finishing a migration at once record it once.
+CREATE CONSTRAINT migration_name IF NOT EXISTS FOR (m:Migration) REQUIRE m.name IS UNIQUE
+
 // name: await_indexes
 // Last: new indexes are online before the first write relies on them.
 CALL db.awaitIndexes(60)

@@ -241,23 +241,57 @@ def test_full_text_index_serves_english_and_chinese(api, cypher, namespace: str)
 
 
 def test_nodes_written_before_namespace_terms_get_them_at_start_up(api, runtime, cypher, namespace: str) -> None:
+    """The migration's work (`add_namespace_terms`) on nodes without a term. The database-wide record
+    that it completed stays: the suite's Neo4j is shared, and without it every worker's start-up would
+    run the migration over everyone's namespaces."""
     from app.domain.inputs import namespace_term
-    from app.memory.migrations import NAMESPACE_TERM, migrate
+    from app.memory.migrations import NAMESPACE_TERM, add_namespace_terms, migrate
 
     _create_namespace(api, namespace)
     url = f"/v1/namespaces/{namespace}/memories"
     assert api.post(url, json={"type": "Knowledge", "label": "move", "content": "I moved to Berlin"}).status_code == 201
-    # As a database written by an earlier version holds it: no term, and the migration not yet run.
+    # As a database written by an earlier version holds it: no term.
     cypher("MATCH (m:Memory {namespace: $ns}) REMOVE m.namespace_term", ns=namespace)
-    cypher("MATCH (m:Migration {name: $name}) DELETE m", name=NAMESPACE_TERM)
 
     def recalled() -> list[dict]:
         items: list[dict] = api.post(f"/v1/namespaces/{namespace}/recall", json={"query": "Berlin"}).json()["items"]
         return [card for card in items if card["explain"]["full_text"] > 0]
 
     assert recalled() == []  # no full-text seed without the term
-    migrate(runtime.graph)
+    add_namespace_terms(runtime.graph)
     terms = cypher("MATCH (m:Memory {namespace: $ns}) RETURN collect(DISTINCT m.namespace_term) AS t", ns=namespace)
     assert terms[0]["t"] == [namespace_term(namespace)]
     assert [card["summary"] for card in recalled()] == ["I moved to Berlin"]
+    migrate(runtime.graph)  # completed before: recorded once, not run again
     assert cypher("MATCH (m:Migration {name: $name}) RETURN count(m) AS n", name=NAMESPACE_TERM)[0]["n"] == 1
+
+
+def test_processes_finishing_a_migration_at_once_record_it_once(settings, cypher) -> None:  # type: ignore[no-untyped-def]
+    """`migrate` runs at every start-up; two processes may both find a migration not yet done and
+    both mark it (the `migration_name` constraint makes the MERGE lock the name)."""
+    import threading
+    import uuid
+    from datetime import UTC, datetime
+
+    from app.stores.graph import GraphStore
+    from app.stores.queries.migration_queries import MigrationQueries
+
+    name = f"test-{uuid.uuid4().hex[:12]}"
+    stores = [GraphStore.connect(settings) for _ in range(4)]
+    start = threading.Barrier(len(stores))
+
+    def mark(store: GraphStore) -> None:
+        start.wait()
+        MigrationQueries(store).mark_completed(migration=name, now=datetime.now(UTC))
+
+    try:
+        threads = [threading.Thread(target=mark, args=(store,)) for store in stores]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+        assert cypher("MATCH (m:Migration {name: $name}) RETURN count(m) AS n", name=name)[0]["n"] == 1
+    finally:
+        cypher("MATCH (m:Migration {name: $name}) DELETE m", name=name)
+        for store in stores:
+            store.close()
