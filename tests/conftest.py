@@ -140,7 +140,8 @@ DRILLS = (
 # The longest of the other files (total seconds in a `make test-fast` log, `--durations=0`), longest
 # first. Order only: sent to the workers first, they no longer leave one worker running alone at the
 # end (the last ~30 s of a fast run were mostly idle). A file missing here just runs later. Files that
-# hold a drill (test_cli.py ~120 s, test_explorer.py, test_transfer.py) already come first with it.
+# hold a drill (test_cli.py ~120 s, test_explorer.py, test_transfer.py, test_schemathesis.py) already come
+# first with it.
 LONG_FILES = (
     "tests/test_client.py",
     "tests/test_embedding.py",  # reference comparisons with sentence-transformers
