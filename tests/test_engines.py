@@ -2,6 +2,7 @@
 
 import threading
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
 
 import neo4j
@@ -9,6 +10,7 @@ import pytest
 
 from app.stores.graph import GraphStore, parse_datetime
 from app.stores.hot import connect_redis
+from app.stores.queries.migration_queries import MigrationQueries
 
 
 def test_cypher_over_bolt_reaches_neo4j_5_26(settings) -> None:
@@ -67,13 +69,7 @@ def test_processes_applying_the_schema_at_once_all_start(settings) -> None:
     try:
         for _ in range(5):
             stores[0].driver.execute_query("DROP INDEX memory_importance IF EXISTS")
-            start, failures = threading.Barrier(len(stores)), []
-            threads = [threading.Thread(target=_apply_schema, args=(store, start, failures)) for store in stores]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join(timeout=60)
-            assert failures == [] and not any(thread.is_alive() for thread in threads)
+            _at_once(stores, GraphStore.apply_schema)
             records, _, _ = stores[0].driver.execute_query("SHOW INDEXES YIELD name WHERE name = 'memory_importance'")
             assert len(records) == 1
     finally:
@@ -82,9 +78,36 @@ def test_processes_applying_the_schema_at_once_all_start(settings) -> None:
             store.close()
 
 
-def _apply_schema(store: GraphStore, start: threading.Barrier, failures: list[Exception]) -> None:
-    start.wait()
+def test_processes_finishing_a_migration_at_once_record_it_once(settings) -> None:
+    """`migrate` runs at every start-up; processes starting at once may all find a migration not yet
+    done and all mark it (the `migration_name` constraint makes the MERGE lock the name)."""
+    name = f"test-{uuid.uuid4().hex[:12]}"
+    stores = [GraphStore.connect(settings) for _ in range(4)]
+    stores[0].apply_schema()  # as every start-up does before `migrate`
     try:
-        store.apply_schema()
-    except Exception as exc:  # noqa: BLE001 - the test reports what was raised
-        failures.append(exc)
+        _at_once(stores, lambda store: MigrationQueries(store).mark_completed(migration=name, now=datetime.now(UTC)))
+        records, _, _ = stores[0].driver.execute_query("MATCH (m:Migration {name: $name}) RETURN m", name=name)
+        assert len(records) == 1
+    finally:
+        stores[0].driver.execute_query("MATCH (m:Migration {name: $name}) DELETE m", name=name)
+        for store in stores:
+            store.close()
+
+
+def _at_once(stores: list[GraphStore], action: Callable[[GraphStore], object]) -> None:
+    """`action` on every store, in a thread each, released together; none may raise or hang."""
+    start, failures = threading.Barrier(len(stores)), []
+
+    def run(store: GraphStore) -> None:
+        start.wait()
+        try:
+            action(store)
+        except Exception as exc:  # noqa: BLE001 - the test reports what was raised
+            failures.append(exc)
+
+    threads = [threading.Thread(target=run, args=(store,)) for store in stores]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert failures == [] and not any(thread.is_alive() for thread in threads)

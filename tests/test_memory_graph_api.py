@@ -264,34 +264,3 @@ def test_nodes_written_before_namespace_terms_get_them_at_start_up(api, runtime,
     assert [card["summary"] for card in recalled()] == ["I moved to Berlin"]
     migrate(runtime.graph)  # completed before: recorded once, not run again
     assert cypher("MATCH (m:Migration {name: $name}) RETURN count(m) AS n", name=NAMESPACE_TERM)[0]["n"] == 1
-
-
-def test_processes_finishing_a_migration_at_once_record_it_once(settings, cypher) -> None:  # type: ignore[no-untyped-def]
-    """`migrate` runs at every start-up; two processes may both find a migration not yet done and
-    both mark it (the `migration_name` constraint makes the MERGE lock the name)."""
-    import threading
-    import uuid
-    from datetime import UTC, datetime
-
-    from app.stores.graph import GraphStore
-    from app.stores.queries.migration_queries import MigrationQueries
-
-    name = f"test-{uuid.uuid4().hex[:12]}"
-    stores = [GraphStore.connect(settings) for _ in range(4)]
-    start = threading.Barrier(len(stores))
-
-    def mark(store: GraphStore) -> None:
-        start.wait()
-        MigrationQueries(store).mark_completed(migration=name, now=datetime.now(UTC))
-
-    try:
-        threads = [threading.Thread(target=mark, args=(store,)) for store in stores]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(timeout=60)
-        assert cypher("MATCH (m:Migration {name: $name}) RETURN count(m) AS n", name=name)[0]["n"] == 1
-    finally:
-        cypher("MATCH (m:Migration {name: $name}) DELETE m", name=name)
-        for store in stores:
-            store.close()
