@@ -296,6 +296,9 @@ def make_settings(found: Services, data_dir: Path, **overrides: str):  # type: i
         "REDIS_URL": found.redis_url,
         "HIPPOGRAPH_DATA_DIR": str(data_dir),
         "HIPPOGRAPH_ADMIN_KEY": TEST_ADMIN_KEY,
+        # Tests start and stop many apps in one process: a full collection at each start cost ~45 CPU-s
+        # over the fast lane (tests/test_health_api.py checks the freeze itself).
+        "HIPPOGRAPH_GC_FREEZE": "0",
         **overrides,
     }
     return Settings(**values)

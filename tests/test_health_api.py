@@ -23,7 +23,7 @@ def test_healthz_and_readyz_report_every_engine_ok(settings, embedder) -> None:
 
 
 def test_start_up_objects_are_kept_out_of_the_collector(settings, embedder) -> None:
-    runtime = Runtime.open(settings, embedder=embedder)
+    runtime = Runtime.open(settings.model_copy(update={"gc_freeze": True}), embedder=embedder)
     gc.unfreeze()
     try:
         with TestClient(create_app(runtime=runtime)):
@@ -31,6 +31,16 @@ def test_start_up_objects_are_kept_out_of_the_collector(settings, embedder) -> N
             # the runtime's objects (the embedder's among them) are frozen; few are left to collect
             assert frozen > 10_000 and len(gc.get_objects()) < frozen
         assert gc.get_freeze_count() == 0  # handed back at shut-down
+    finally:
+        runtime.close()
+
+
+def test_a_host_of_several_apps_can_leave_the_collector_alone(settings, embedder) -> None:
+    runtime = Runtime.open(settings.model_copy(update={"gc_freeze": False}), embedder=embedder)
+    gc.unfreeze()
+    try:
+        with TestClient(create_app(runtime=runtime)):
+            assert gc.get_freeze_count() == 0
     finally:
         runtime.close()
 

@@ -55,18 +55,19 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
         owned = runtime is None
         app.state.runtime = runtime or open_runtime(settings)
         app.state.ingest_queue = ingest_queue(app.state.runtime)
-        # What start-up allocated (model, tokenizer, query texts, vector engine: ~100k objects) lives as
-        # long as the app: out of the collector's sight, a full collection during a recall takes under
-        # 1 ms instead of ~35 ms (measured in-process at 100k nodes). Garbage is collected first, so
-        # none of it is frozen; at shut-down the objects are handed back (a process that starts apps
-        # one after another, like the tests, would keep every closed runtime otherwise).
-        gc.collect()
-        gc.freeze()
+        # What start-up allocated lives as long as the app: out of the collector's sight (settings
+        # `gc_freeze`). Garbage is collected first, so none of it is frozen; at shut-down the objects
+        # are handed back (a process that starts apps one after another would keep every closed one).
+        freeze = settings.gc_freeze
+        if freeze:
+            gc.collect()
+            gc.freeze()
         try:
             async with mcp.running(app, app.version):  # the MCP session manager lives as long as the app
                 yield
         finally:
-            gc.unfreeze()
+            if freeze:
+                gc.unfreeze()
             if owned:
                 app.state.runtime.close()
 
