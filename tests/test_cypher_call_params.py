@@ -23,7 +23,7 @@ import ast
 import importlib
 import inspect
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,9 +54,9 @@ class GraphCall:
 
 
 class _Module:
-    def __init__(self, source: str, label: str, functions_returning_dicts: dict[str, set[str]]) -> None:
+    def __init__(self, tree: ast.Module, label: str, functions_returning_dicts: dict[str, set[str]]) -> None:
         self.label = label
-        self.tree = ast.parse(source)
+        self.tree = tree
         self.dict_functions = functions_returning_dicts
         self.parents: dict[ast.AST, ast.AST] = {}
         for node in ast.walk(self.tree):
@@ -159,11 +159,11 @@ def _dict_literal_keys(value: ast.expr) -> set[str] | None:
     return None
 
 
-def _functions_returning_dicts(paths: list[Path]) -> dict[str, set[str]]:
+def _functions_returning_dicts(trees: Iterable[ast.Module]) -> dict[str, set[str]]:
     """Functions whose body ends in `return {literal keys...}` (e.g. `seen_by`), by name."""
     found: dict[str, set[str]] = {}
-    for path in paths:
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for tree in trees:
+        for node in ast.walk(tree):
             if isinstance(node, ast.FunctionDef) and node.body and isinstance(node.body[-1], ast.Return):
                 keys = _dict_literal_keys(node.body[-1].value) if node.body[-1].value is not None else None
                 if keys is not None:
@@ -173,11 +173,13 @@ def _functions_returning_dicts(paths: list[Path]) -> dict[str, set[str]]:
 
 def graph_calls() -> list[GraphCall]:
     paths = sorted(path for folder in SOURCE_DIRS for path in (REPO / folder).rglob("*.py"))
-    dict_functions = _functions_returning_dicts(paths)
+    # Parsed once (every pytest-xdist worker collects this file: ~1.4 CPU-s each when parsed twice).
+    trees = {path: ast.parse(path.read_text(encoding="utf-8")) for path in paths}
+    dict_functions = _functions_returning_dicts(trees.values())
     return [
         call
-        for path in paths
-        for call in _Module(path.read_text(encoding="utf-8"), str(path.relative_to(REPO)), dict_functions).calls()
+        for path, tree in trees.items()
+        for call in _Module(tree, str(path.relative_to(REPO)), dict_functions).calls()
     ]
 
 
@@ -207,7 +209,7 @@ def test_the_check_reads_parameters_not_comments_or_dynamic_labels() -> None:
 
 def test_the_check_finds_a_drift() -> None:
     """A call missing a parameter and passing one the query does not read is reported."""
-    module = _Module('def f(graph):\n    graph.read("namespace.get", namespce="x")\n', "drift.py", {})
+    module = _Module(ast.parse('def f(graph):\n    graph.read("namespace.get", namespce="x")\n'), "drift.py", {})
     [call] = list(module.calls())
     assert call.where == "drift.py:2" and call.queries == ("namespace.get",)
     assert call.supplied == {"namespce"} != query_parameters(QUERIES["namespace.get"])
