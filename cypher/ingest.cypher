@@ -46,17 +46,20 @@ RETURN turn.id AS turn, previous.id AS previous, next.id AS next, size(turn.cont
 // Each touched session's TEMPORAL chain in turn order (timestamp, then arrival): every turn is linked
 // to the next, and its edges to other turns of the session are removed (a late turn made them
 // non-consecutive). Linear in the session's length: each turn's edges are checked against its
-// successor, not against the whole list.
+// successor, not against the whole list; the edges are found from the turn (a few), then checked
+// against the session (matched from the session, every turn's check read all of its turns). The
+// index hint: on a young database the planner chose the namespace index over the unique key.
 UNWIND $episode_ids AS episode_id
 MATCH (ep:Memory {namespace: $namespace, id: episode_id})-[:HIERARCHY]->(d:Dialogue)
+USING INDEX ep:Memory(namespace, id)
 WITH ep, d
 ORDER BY d.timestamp, d.seq
 WITH ep, collect(d) AS turns
 UNWIND range(0, size(turns) - 1) AS i
 WITH ep, turns[i] AS a, turns[i + 1] AS next
 CALL (ep, a, next) {
-  MATCH (a)-[r:TEMPORAL]->(b:Dialogue)<-[:HIERARCHY]-(ep)
-  WHERE next IS NULL OR b <> next
+  MATCH (a)-[r:TEMPORAL]->(b:Dialogue)
+  WHERE (next IS NULL OR b <> next) AND EXISTS { (ep)-[:HIERARCHY]->(b) }
   DELETE r
 }
 WITH a, next
@@ -67,7 +70,10 @@ RETURN count(r) AS linked
 
 // name: chain_episodes
 // Sessions in time order: a TEMPORAL chain over the namespace's episodes (linear, as chain_sessions).
-MATCH (ep:Episode:Memory {namespace: $namespace})
+// The index hint keeps the planner off a scan of every namespace's episodes.
+MATCH (ep:Episode {namespace: $namespace})
+USING INDEX ep:Episode(namespace)
+WHERE ep:Memory
 WITH ep
 ORDER BY ep.started_at, ep.id
 WITH collect(ep) AS episodes
@@ -182,9 +188,12 @@ MERGE (x)-[r:REFERENCE]->(d)
 RETURN x.id AS id, created
 
 // name: chain_events
-// Each subject's events in time order form a TEMPORAL chain (linear, as chain_sessions).
+// Each subject's events in time order form a TEMPORAL chain (linear, as chain_sessions). The index
+// hint keeps the planner off a scan of every namespace's events.
 UNWIND $subject_keys AS subject_key
-MATCH (x:Experience:Memory {namespace: $namespace, subject_key: subject_key})
+MATCH (x:Memory {namespace: $namespace, subject_key: subject_key})
+USING INDEX x:Memory(namespace, subject_key)
+WHERE x:Experience
 WITH subject_key, x
 ORDER BY x.event_time, x.id
 WITH subject_key, collect(x) AS events

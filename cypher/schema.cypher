@@ -67,6 +67,16 @@ CREATE INDEX memory_event_time IF NOT EXISTS FOR (m:Memory) ON (m.namespace, m.e
 // Time-window seeds of a recall: turns by their own timestamp.
 CREATE INDEX memory_timestamp IF NOT EXISTS FOR (m:Memory) ON (m.namespace, m.timestamp)
 
+// name: memory_subject
+// A subject's events for its TEMPORAL chain (ingest.chain_events), read at every write of an event:
+// without it the chain read every Experience node of the database.
+CREATE INDEX memory_subject IF NOT EXISTS FOR (m:Memory) ON (m.namespace, m.subject_key)
+
+// name: episode_namespace
+// A namespace's sessions for their TEMPORAL chain (ingest.chain_episodes), read at every write:
+// without it the chain read every Episode node of the database.
+CREATE INDEX episode_namespace IF NOT EXISTS FOR (e:Episode) ON (e.namespace)
+
 // name: memory_private
 // The Cypher endpoint asks whether a namespace holds other agents' private memories (few, if any).
 CREATE INDEX memory_private IF NOT EXISTS FOR (m:Memory) ON (m.namespace, m.private)

@@ -10,8 +10,8 @@ import pytest
 from app.domain.inputs import InputError
 from app.domain.model import Importance
 from app.recall.listing import at_least, decode_cursor, encode_cursor
-from app.stores.cypher import CypherQueries
 from tests.conftest import bearer
+from tests.query_plans import explained
 
 
 def test_cursors_round_trip_and_refuse_anything_else() -> None:
@@ -183,8 +183,9 @@ def test_other_agents_private_memories_are_not_listed(api, namespace) -> None:  
 def test_the_listing_query_walks_the_created_at_index_in_order(runtime) -> None:  # type: ignore[no-untyped-def]
     """Index-backed: a range seek on (namespace, created_at) whose order the plan keeps (no full sort,
     only the tie-break on id), so a page reads about as many nodes as it shows."""
-    query = CypherQueries.load()["recall.listing"]
-    params = dict(
+    found = explained(
+        runtime,
+        "recall.listing",
         namespace="x",
         since=datetime(1, 1, 1, tzinfo=UTC),
         until=datetime(9999, 1, 1, tzinfo=UTC),
@@ -200,13 +201,6 @@ def test_the_listing_query_walks_the_created_at_index_in_order(runtime) -> None:
         sees_private=True,
         limit=21,
     )
-    _, summary, _ = runtime.graph.driver.execute_query(f"EXPLAIN {query}", params)
-
-    def operators(plan: dict[str, Any]) -> list[tuple[str, str]]:
-        own = (plan["operatorType"].split("@")[0], str(plan.get("args", {}).get("Details", "")))
-        return [own, *(op for child in plan.get("children", []) for op in operators(child))]
-
-    found = operators(summary.plan)
     names = [name for name, _ in found]
     seeks = [details for name, details in found if name == "NodeIndexSeek"]
     assert len(seeks) == 1 and "created_at" in seeks[0] and "namespace" in seeks[0], found

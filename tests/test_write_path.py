@@ -12,6 +12,7 @@ from app.domain.turns import Turn, dialogue_id
 from app.memory.ingest import SequencedTurn
 from app.memory.semantic import CONTEXT_MAX_CHARS, NodeText, context_vector
 from app.stores.vectors.base import CONTEXT_PASSAGE
+from tests.query_plans import explained
 
 S1 = "2024-05-15T10:00:00+00:00"  # a Wednesday
 S2 = "2024-06-01T09:00:00+00:00"
@@ -233,6 +234,22 @@ def test_late_statements_take_their_place_in_the_timeline(api, cypher, worker, n
     by_value = {row["value"]: row for row in homes}
     assert by_value["Berlin"]["until"] == datetime.fromisoformat(june) and by_value["Berlin"]["by"] is not None
     assert by_value["Munich"]["until"] is None and by_value["Munich"]["by"] is None
+
+
+@pytest.mark.parametrize(
+    ("query", "index"),
+    [("ingest.chain_events", ":Memory(namespace, subject_key)"), ("ingest.chain_episodes", ":Episode(namespace)"),
+     ("ingest.chain_sessions", ":Memory(namespace, id)")],
+)  # fmt: skip
+def test_the_chains_read_their_namespace_by_index(runtime, query: str, index: str) -> None:  # type: ignore[no-untyped-def]
+    """Run at every write: each chain reads its own namespace's nodes by an index seek, never every
+    namespace's events or sessions by label (which grew each write's cost with the whole database)."""
+    found = explained(runtime, query, namespace="x", subject_keys=["ann"], episode_ids=["episode:x"],
+                      structural={})  # fmt: skip
+    names = [name for name, _ in found]
+    assert not {"NodeByLabelScan", "AllNodesScan"} & set(names), found
+    seeks = [details for name, details in found if name.startswith(("NodeIndexSeek", "NodeUniqueIndexSeek"))]
+    assert any(index in details for details in seeks), found
 
 
 def test_chains_stay_consecutive_when_turns_sessions_and_events_arrive_late(api, cypher, worker, namespace) -> None:
