@@ -29,9 +29,15 @@ LOCOMO_DEV = REPO / "tests" / "data" / "locomo" / "hippograph_dev.json"
 CLI = [sys.executable, "-m", "hippograph.cli"]
 
 
+def cli_vars(url: str, namespace: str, key: str = TEST_ADMIN_KEY, **extra: str) -> dict[str, str]:
+    """What the command reads from its environment: the connection, and a wide terminal for tables."""
+    return {"HIPPOGRAPH_URL": url, "HIPPOGRAPH_API_KEY": key, "HIPPOGRAPH_NAMESPACE": namespace, "COLUMNS": "200",
+            **extra}  # fmt: skip
+
+
 def cli_env(url: str, namespace: str, key: str = TEST_ADMIN_KEY, **extra: str) -> dict[str, str]:
-    return {**os.environ, "HIPPOGRAPH_URL": url, "HIPPOGRAPH_API_KEY": key, "HIPPOGRAPH_NAMESPACE": namespace,
-            "COLUMNS": "200", **extra}  # fmt: skip
+    """The environment of a `hippograph` subprocess: this process's, with `cli_vars`."""
+    return {**os.environ, **cli_vars(url, namespace, key, **extra)}
 
 
 def run_cli(
@@ -47,8 +53,7 @@ def run_cli(
 
     from hippograph import cli, cli_common
 
-    env = {"HIPPOGRAPH_URL": url, "HIPPOGRAPH_API_KEY": key, "HIPPOGRAPH_NAMESPACE": namespace, "COLUMNS": "200",
-           **extra}  # fmt: skip
+    env = cli_vars(url, namespace, key, **extra)
     argv = ["hippograph", *args]
     # A console takes its width from COLUMNS when it is made, at import: in a process of its own, then.
     for console in (cli_common.out, cli_common.err):

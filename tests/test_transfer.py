@@ -11,6 +11,7 @@ import networkx
 import pytest
 
 from app.domain.snapshot import Snapshot, canonical, snapshot_from_graphml, snapshot_from_json
+from tests.query_plans import explained
 
 
 def _fill(api, ns: str) -> None:
@@ -125,15 +126,7 @@ def test_a_paged_export_is_the_same_file_and_leaves_out_another_agents_private_m
 def test_export_pages_are_read_in_index_order(runtime) -> None:
     """Keyset pages straight off the (namespace, id) index: no sort of the rest of the namespace per page."""
     for name in ("transfer.export_nodes", "transfer.export_relationships"):
-        records = runtime.graph.driver.execute_query(
-            "EXPLAIN " + runtime.graph.queries[name], {"namespace": "x", "after": "", "limit": 10}
-        )
-        operators: list[str] = []
-        pending = [records.summary.plan]
-        while pending:
-            operator = pending.pop()
-            operators.append(operator["operatorType"].split("@")[0])
-            pending.extend(operator.get("children", []))
+        operators = [operator for operator, _ in explained(runtime, name, namespace="x", after="", limit=10)]
         assert "NodeUniqueIndexSeek" in operators, (name, operators)
         assert not {"Sort", "Top", "PartialSort", "PartialTop"} & set(operators), (name, operators)
 
