@@ -267,19 +267,19 @@ def _mouse_to_node(driver: WebDriver, node_id: str) -> ActionChains:
 
 
 def test_a_reader_explores_a_namespace_holding_private_memories_in_a_browser(
-    seeded: Seeded, browser: WebDriver, access_log: AccessLog
+    seeded: Seeded, browser: WebDriver, access_log: AccessLog, runtime: Any
 ) -> None:
     """Another agent's private memory makes the namespace refuse analyst Cypher below admin: the
     reader still gets the overview (from the routes it may read), recall, the neighbourhood with its
     legend and the node panel, and no refusal banner; what needs analytics says so in place."""
-    from jobs.celery_tasks import decay
-
     ns = seeded.namespace
     with httpx.Client(base_url=seeded.url, headers=admin_headers()) as admin:
         secret = {"type": "Knowledge", "label": "Salary", "content": "Alice earns a secret amount", "private": True,
                   "agent_id": "hr-bot"}  # fmt: skip
         assert admin.post(f"/v1/namespaces/{ns}/memories", json=secret).status_code == 201
-    decay(ns)  # activations move apart from their saved values (fresh data would all sit near the top)
+    # Activations move apart by importance: decayed as of a day from now. Decayed as of now, data saved
+    # within the same second would all still sit at exactly 1 (decay counts whole seconds).
+    runtime.forgetting.decay(ns, datetime.now(UTC) + timedelta(days=1))
     api = httpx.Client(base_url=seeded.url, headers=bearer(seeded.reader_key))
 
     browser.get(f"{seeded.url}/explorer/")
