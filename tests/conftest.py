@@ -324,13 +324,18 @@ def namespace() -> str:
     return f"t-{uuid.uuid4().hex[:12]}"
 
 
-@pytest.fixture
-def unused_port() -> int:
+def free_port() -> int:
+    """A loopback port nothing listens on (now)."""
     import socket
 
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def unused_port() -> int:
+    return free_port()
 
 
 @pytest.fixture(scope="session")

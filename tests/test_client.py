@@ -38,7 +38,7 @@ from hippograph.errors import (
     error_from_response,
     parse_retry_after,
 )
-from tests.conftest import TEST_ADMIN_KEY, make_settings
+from tests.conftest import TEST_ADMIN_KEY, free_port, make_settings
 
 
 class Blocking:
@@ -346,16 +346,9 @@ def test_errors_map_by_code_then_status() -> None:
 def api_without_redis(services, tmp_path, embedder, celery_configured, namespace):  # type: ignore[no-untyped-def]
     """A second API whose Redis is unreachable (a real outage: recall answers 503 engine_unavailable);
     the namespace is created first, while Redis answers."""
-    import socket
-
     import uvicorn
 
     from app.runtime import Runtime
-
-    def free_port() -> int:
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            return int(sock.getsockname()[1])
 
     def serve(settings: Any) -> tuple[Any, Any, threading.Thread, str]:
         runtime = Runtime.open(settings, embedder=embedder)

@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from app.stores.folder_users import describe, processes_using
-from tests.conftest import REPO, TEST_ADMIN_KEY, Services, terminate
+from tests.conftest import REPO, TEST_ADMIN_KEY, Services, free_port, terminate
 
 SUPERVISE = str(REPO / "scripts" / "supervise.py")
 
@@ -36,14 +36,6 @@ def test_the_processes_holding_a_folder_are_named(tmp_path: Path) -> None:
         terminate(holder)
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture
 def environment(services: Services, tmp_path: Path) -> dict[str, str]:
     """A `make run` environment on a data folder of its own, against the suite's engines (a Redis
@@ -52,7 +44,7 @@ def environment(services: Services, tmp_path: Path) -> dict[str, str]:
     env.update({"NEO4J_URI": services.neo4j_uri, "NEO4J_USER": services.neo4j_user,
                 "NEO4J_PASSWORD": services.neo4j_password, "REDIS_URL": services.redis_url.rsplit("/", 1)[0] + "/9",
                 "HIPPOGRAPH_DATA_DIR": str(tmp_path / "data"), "HIPPOGRAPH_ADMIN_KEY": TEST_ADMIN_KEY,
-                "HIPPOGRAPH_PORT": str(_free_port()), "HIPPOGRAPH_LOG_FORMAT": "text",
+                "HIPPOGRAPH_PORT": str(free_port()), "HIPPOGRAPH_LOG_FORMAT": "text",
                 "PYTHONUNBUFFERED": "1"})  # fmt: skip
     return env
 
@@ -104,7 +96,7 @@ def test_a_second_start_names_the_holder_and_stop_stops_the_api(
     assert f"in use by pid {supervisor_pid} (" in again.stderr and "make stop" in again.stderr
 
     # An API started by hand on the same folder (no pid file to read): the vector folder's holder is named.
-    other = dict(environment, HIPPOGRAPH_PORT=str(_free_port()))
+    other = dict(environment, HIPPOGRAPH_PORT=str(free_port()))
     by_hand = subprocess.run([sys.executable, "-m", "app"], cwd=REPO, env=other, capture_output=True, text=True,
                              timeout=180)  # fmt: skip
     assert by_hand.returncode != 0

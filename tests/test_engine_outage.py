@@ -14,7 +14,6 @@ import pickle
 import secrets
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +25,8 @@ from app.api.errors import ENGINE_RETRY_AFTER_S
 from app.api.main import create_app
 from app.errors import EngineUnavailable, HippographError
 from app.runtime import Runtime
-from tests.conftest import TEST_NEO4J_JVM_OPTION, Services, checked, docker_available, make_settings, run_script
+from tests.conftest import Services, checked, make_settings
+from tests.private_neo4j import PrivateNeo4j, private_neo4j_server
 
 SEED_NODE_ID = "knowledge:outage-seed"
 KEY_ID = "key-outage-test"
@@ -70,51 +70,10 @@ REDIS_ONLY_ROUTES = {"POST /v1/namespaces/{ns}/turns": 202}
 RAW_BODY_SUFFIXES = ("/import",)
 
 
-@dataclass
-class PrivateNeo4j:
-    uri: str
-    user: str
-    password: str
-    stop: Callable[[], None]
-    start: Callable[[], None]
-
-
 @pytest.fixture
-def private_neo4j(tmp_path: Path, unused_port: int) -> Iterator[PrivateNeo4j]:
-    if docker_available():
-        from testcontainers.community.neo4j import Neo4jContainer
-
-        # A paused server keeps its connections open without answering: the server's keep-alive
-        # (sent to the driver as its read timeout hint, `connection.recv_timeout_seconds`) bounds how
-        # long a request waits on one.
-        container = Neo4jContainer("neo4j:5.26-community", password="hippograph-test").with_env(
-            "NEO4J_server_bolt_connection__keep__alive", "2s"
-        )
-        with container:
-            wrapped = container.get_wrapped_container()
-            yield PrivateNeo4j(
-                container.get_connection_url(),
-                container.username,
-                container.password,
-                stop=wrapped.pause,
-                start=wrapped.unpause,
-            )
-            with contextlib.suppress(Exception):  # leave it stoppable if the test failed while paused
-                wrapped.unpause()
-        return
-    home = str(tmp_path / "neo4j")
-    port = str(unused_port)
-    # fmt: off
-    args = ("--port", port, "--home", home)
-    start = lambda: run_script("neo4j_local.py", "start", *args, "--heap", "512m", "--pagecache", "64m",  # noqa: E731
-                               TEST_NEO4J_JVM_OPTION)
-    stop = lambda: run_script("neo4j_local.py", "stop", *args)  # noqa: E731
-    # fmt: on
-    start()
-    try:
-        yield PrivateNeo4j(f"bolt://127.0.0.1:{port}", "neo4j", "", stop=stop, start=start)
-    finally:
-        stop()
+def private_neo4j(tmp_path: Path) -> Iterator[PrivateNeo4j]:
+    with private_neo4j_server(tmp_path / "neo4j") as found:
+        yield found
 
 
 def _open_api(settings, embedder) -> tuple[Runtime, TestClient]:  # type: ignore[no-untyped-def]
@@ -205,8 +164,7 @@ def _wait_for_status(client: TestClient, url: str, status: int, deadline_s: floa
 def test_every_v1_route_answers_503_while_neo4j_is_down_and_recovers(
     services: Services, private_neo4j: PrivateNeo4j, tmp_path: Path, embedder, celery_configured, namespace: str
 ) -> None:
-    found = Services(private_neo4j.uri, private_neo4j.user, private_neo4j.password, services.redis_url,
-                     services.qdrant_url)  # fmt: skip
+    found = private_neo4j.services(services)
     settings = make_settings(found, tmp_path / "data", HIPPOGRAPH_ADMIN_KEY=secrets.token_urlsafe(24))
     with _api(settings, embedder) as client:
         assert client.put(f"/v1/namespaces/{namespace}").status_code == 201

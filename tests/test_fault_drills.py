@@ -38,6 +38,7 @@ from tests.conftest import (
     Services,
     admin_headers,
     assert_each_turn_once,
+    free_port,
     make_settings,
     run_script,
     terminate,
@@ -49,7 +50,6 @@ from tests.test_process_drills import (  # noqa: F401  (the fixtures)
     PrivateRedis,
     _alive,
     _drain,
-    _free_port,
     api_process,
     private_redis,
 )
@@ -67,8 +67,7 @@ def _batch(n: int) -> list[dict[str, Any]]:
 def test_neo4j_stopped_mid_load_loses_and_duplicates_nothing_without_a_restart(
     services: Services, private_neo4j: PrivateNeo4j, tmp_path: Path, embedder, celery_configured, namespace: str  # noqa: F811
 ) -> None:
-    found = Services(private_neo4j.uri, private_neo4j.user, private_neo4j.password, services.redis_url,
-                     services.qdrant_url)  # fmt: skip
+    found = private_neo4j.services(services)
     settings = make_settings(found, tmp_path / "data", HIPPOGRAPH_ADMIN_KEY=secrets.token_urlsafe(24),
                              HIPPOGRAPH_INGEST_RETRY_WINDOW="0")  # fmt: skip
     runtime = Runtime.open(settings, embedder=embedder)
@@ -332,7 +331,7 @@ def test_make_run_supervises_its_engines(tmp_path: Path, namespace: str) -> None
     """`scripts/supervise.py` (what `make run` runs): Neo4j and Redis SIGKILLed come back without a
     person, `/readyz` names the engine while it is down, and the API (never restarted) serves again."""
     neo4j = LocalNeo4j(_drill_port(), tmp_path / "neo4j")
-    redis_port, api_port = _free_port(), _free_port()
+    redis_port, api_port = free_port(), free_port()
     redis_dir = tmp_path / "redis"
     admin_key = secrets.token_urlsafe(24)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HIPPOGRAPH_", "NEO4J_", "REDIS_"))}

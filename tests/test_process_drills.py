@@ -36,21 +36,13 @@ import pytest
 import redis
 
 from app.memory.hot_window import HotWindow
-from tests.conftest import REPO, Services, admin_headers, assert_each_turn_once, run_script, terminate
+from tests.conftest import REPO, Services, admin_headers, assert_each_turn_once, free_port, run_script, terminate
 from tests.test_engine_outage import SEED_NODE_ID, _v1_operations
 
 BATCH = 10
 START_DEADLINE_S = 120.0
 DRAIN_DEADLINE_S = 300.0
 PENDING_RESUME_AFTER_S = 30
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @dataclass
@@ -90,7 +82,7 @@ def _alive(pid: int) -> bool:
 
 @pytest.fixture
 def private_redis(tmp_path: Path) -> Iterator[PrivateRedis]:
-    found = PrivateRedis(_free_port(), tmp_path / "redis")
+    found = PrivateRedis(free_port(), tmp_path / "redis")
     found.start()
     try:
         yield found
@@ -149,7 +141,7 @@ def api_process(services: Services, private_redis: PrivateRedis, tmp_path: Path)
                 "NEO4J_PASSWORD": services.neo4j_password, "REDIS_URL": private_redis.url,
                 "HIPPOGRAPH_DATA_DIR": str(tmp_path / "data"), "HIPPOGRAPH_LOG_FORMAT": "text",
                 "PYTHONUNBUFFERED": "1"})  # fmt: skip
-    process = ApiProcess(env, _free_port(), tmp_path / "api.log")
+    process = ApiProcess(env, free_port(), tmp_path / "api.log")
     try:
         yield process
     finally:
