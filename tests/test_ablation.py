@@ -32,6 +32,7 @@ PRODUCT = RecallConfig(SpreadingSettings(), FusionWeights(), SemanticLinking())
         ("outside-window", ("weights", "outside_window", 0.0)),
         ("category-members", ("spreading", "member_boost", 0.0)),
         ("excerpts", ("spreading", "excerpts", False)),
+        ("glosses", ("spreading", "gloss_boost", 0.0)),
     ],
 )
 def test_each_ablation_changes_one_setting(name: str, changed: tuple[str | None, str, object]) -> None:

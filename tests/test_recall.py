@@ -329,6 +329,23 @@ def test_a_chinese_question_is_read_by_its_content_words(api, worker, namespace)
     assert items[0]["explain"]["vector"] > 0, items
 
 
+ENGLISH_SMALL_TALK = ["How was your weekend?", "Did you see the game last night?", "I had pasta for lunch.",
+                      "The weather is lovely today.", "My sister called me yesterday."]  # fmt: skip
+
+
+def test_a_chinese_question_finds_english_memories(api, worker, namespace) -> None:
+    """A Chinese question over English turns: the English words of its Chinese words (CC-CEDICT,
+    app/recall/glossary.py) seed the full text and MiniLM embeds them for the English vectors. Neither
+    track had anything to go on before (the full text held no Chinese; e5 read the Chinese question
+    and the English turns have no e5 vector): the turns came in the order the graph left them."""
+    turns = [_turn("s", 0, "Melanie", "Last weekend I painted a sunrise over the lake.", START)]
+    turns += [_turn("s", i, "Caroline", ENGLISH_SMALL_TALK[i % 5], START + timedelta(minutes=i)) for i in range(1, 11)]
+    _ingest(api, namespace, turns)
+    items = _recall(api, namespace, "Melanie画了一幅什么日出？", top_k=5)["items"]
+    assert items[0]["source_turn_ids"] == ["s:0"], items
+    assert items[0]["explain"]["vector"] > 0 and items[0]["explain"]["full_text"] > 0, items
+
+
 def test_bad_recall_requests_name_the_field(api, namespace) -> None:
     api.put(f"/v1/namespaces/{namespace}")
     url = f"/v1/namespaces/{namespace}/recall"

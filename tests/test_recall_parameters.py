@@ -14,8 +14,9 @@ def parsed(
     variants: tuple[str, ...] = (),
     speakers: tuple[str, ...] = (),
     members: tuple[str, ...] = (),
+    glosses: tuple[str, ...] = (),
 ) -> ParsedQuery:
-    return ParsedQuery(" ".join(terms), terms, variants, (), (), None, speakers, members=members)
+    return ParsedQuery(" ".join(terms), terms, variants, (), (), None, speakers, members=members, glosses=glosses)
 
 
 def test_lists_are_cut_or_padded_to_their_size() -> None:
@@ -57,6 +58,17 @@ def test_the_lucene_query_drops_members_before_variants() -> None:
     assert 0 < kept < 400 and long == lucene_query("team-a", terms, variants, 0.5, (), 1.0, members[:kept], 0.5)
     without = fixed_lucene("team-a", parsed(terms, variants, members=members), 0.5, 1.0, 0.0)
     assert without == fixed_lucene("team-a", parsed(terms, variants), 0.5)
+
+
+def test_the_lucene_query_drops_glosses_first() -> None:
+    terms, members = ("慈善", "善跑"), ("member0",)
+    glosses = tuple(f"gloss{i}" for i in range(400))
+    long = fixed_lucene("team-a", parsed(terms, members=members, glosses=glosses), 0.0, 1.0, 0.5, 0.4).rstrip()
+    kept = long.count('"gloss') // 2
+    assert 0 < kept < 400 and long.count('"member0"^0.5') == 2 and long.count('"gloss0"^0.4') == 2
+    assert long == lucene_query("team-a", terms, (), 0.0, (), 1.0, members, 0.5, glosses[:kept], 0.4)
+    without = fixed_lucene("team-a", parsed(terms, members=members, glosses=glosses), 0.0, 1.0, 0.5, 0.0)
+    assert without == fixed_lucene("team-a", parsed(terms, members=members), 0.0, 1.0, 0.5)
 
 
 def test_a_named_speakers_name_weighs_the_speaker_boost() -> None:

@@ -34,6 +34,7 @@ ABLATIONS: dict[str, str] = {
     "outside-window": "memories outside a query's time window are dropped, not ranked below its own",
     "category-members": "no members of a category the query names ('camping' for 'activities') in the full-text query",
     "excerpts": "a card whose summary was cut shows the head of its content, not the sentence the query is about",
+    "glosses": "no English words of a Chinese query's words (CC-CEDICT) in the full-text query",
 }
 
 
@@ -80,6 +81,8 @@ def ablated(config: RecallConfig, names: Iterable[str]) -> RecallConfig:
             weights = replace(weights, reply=0.0)
         elif name == "category-members":
             spreading = replace(spreading, member_boost=0.0)
+        elif name == "glosses":
+            spreading = replace(spreading, gloss_boost=0.0)
         elif name == "excerpts":
             spreading = replace(spreading, excerpts=False)
         elif name == "session-spread":

@@ -40,22 +40,27 @@ def fixed_lucene(
     variant_boost: float = 0.0,
     speaker_boost: float = 1.0,
     member_boost: float = 0.0,
+    gloss_boost: float = 0.0,
 ) -> str:
     """The full-text query padded with spaces to LUCENE_CHARS (blank: no full-text seeds), without
-    the last category members, then the last variants, then the last terms, when it would be longer
-    (see ENTITY_KEYS_SIZE)."""
+    the last English glosses, then the last category members, then the last variants, then the last
+    terms, when it would be longer (see ENTITY_KEYS_SIZE)."""
     terms, variants = parsed.terms, parsed.variants if variant_boost > 0 else ()
     members = parsed.members if member_boost > 0 else ()
+    glosses = parsed.glosses if gloss_boost > 0 else ()
     speaker_terms = parsed.speaker_terms
 
     def query() -> str:
         return (
-            lucene_query(namespace, terms, variants, variant_boost, speaker_terms, speaker_boost, members, member_boost)
+            lucene_query(namespace, terms, variants, variant_boost, speaker_terms, speaker_boost, members,
+                         member_boost, glosses, gloss_boost)  # fmt: skip
             or ""
         )
 
-    while len(query()) > LUCENE_CHARS and (terms or variants or members):
-        if members:
+    while len(query()) > LUCENE_CHARS and (terms or variants or members or glosses):
+        if glosses:
+            glosses = glosses[:-1]
+        elif members:
             members = members[:-1]
         elif variants:
             variants = variants[:-1]

@@ -12,8 +12,9 @@ from typing import Literal
 
 from app.domain.datafile import read_yaml
 from app.domain.inputs import namespace_term
-from app.domain.text import CJK_RUN, STOP_WORDS, tokens
+from app.domain.text import CJK_RUN, STOP_WORDS, cjk_pieces, tokens
 from app.extract.names import cjk_name_forms, normalize_name
+from app.recall.glossary import Glossary
 from app.recall.question_time import question_time
 
 # Words, with their original case kept, for entity n-grams ("Model Y", "New York").
@@ -26,6 +27,7 @@ MAX_VARIANTS = 64
 # Two categories of ~50 members in one script each fit; the longest development query stays ~2,500 of the
 # LUCENE_CHARS (docs/benchmarks.md, "Categories in turn").
 MAX_MEMBERS = 100
+MAX_GLOSSES = 64
 _VOWELS = frozenset("aeiou")
 SLOT_WORDS_FILE = Path(__file__).resolve().parents[1] / "data" / "slot_words.yaml"
 CATEGORY_WORDS_FILE = Path(__file__).resolve().parents[1] / "data" / "category_words.yaml"
@@ -173,6 +175,9 @@ class ParsedQuery:
     lexical_text: str = ""
     # How the query writes the Chinese names of its speakers (晓雯 for 林晓雯; `with_speakers`).
     speaker_forms: tuple[str, ...] = ()
+    # English words of the query's Chinese words and their inflections (app/recall/glossary.py), for
+    # the English memories a Chinese question is about; not its terms.
+    glosses: tuple[str, ...] = ()
 
     def with_speakers(self, keys: tuple[str, ...]) -> ParsedQuery:
         """The query with the name keys of the speakers it names. A Chinese name, which no space sets
@@ -221,6 +226,8 @@ def lucene_query(
     speaker_boost: float = 1.0,
     members: tuple[str, ...] = (),
     member_boost: float = 0.0,
+    glosses: tuple[str, ...] = (),
+    gloss_boost: float = 0.0,
 ) -> str | None:
     """The full-text query: the namespace's term (`namespace_term`) required, then any of the terms
     in a node's summary or content. Every value is a quoted phrase with `"` and `\\` escaped, so no
@@ -232,7 +239,8 @@ def lucene_query(
     `speaker_terms` (a named speaker's name) weigh `speaker_boost`: the turns that say a speaker's
     name are mostly greetings to them ("Thanks, Caroline!"), and at full weight they outranked the
     turn that held the question's other words. `members` (words of the members of a category the query
-    names: "camping" for "activities") follow with the weight `member_boost` (none at 0)."""
+    names: "camping" for "activities") follow with the weight `member_boost` (none at 0), then the
+    English words of a Chinese query (`glosses`) with the weight `gloss_boost` (none at 0)."""
     if not terms:
         return None
 
@@ -252,6 +260,8 @@ def lucene_query(
         wanted += "".join(f" {phrase(variant)}^{variant_boost:g}" for variant in variants)
     if member_boost > 0:
         wanted += "".join(f" {phrase(member)}^{member_boost:g}" for member in members)
+    if gloss_boost > 0:
+        wanted += "".join(f" {phrase(gloss)}^{gloss_boost:g}" for gloss in glosses)
     return f"+namespace_term:{namespace_term(namespace)} +(summary:({wanted}) content:({wanted}))"
 
 
@@ -297,7 +307,11 @@ def _with_bases(words: list[str]) -> list[str]:
 
 
 def parse_query(
-    text: str, now: datetime, vocabulary: SlotVocabulary, categories: CategoryVocabulary | None = None
+    text: str,
+    now: datetime,
+    vocabulary: SlotVocabulary,
+    categories: CategoryVocabulary | None = None,
+    glossary: Glossary | None = None,
 ) -> ParsedQuery:
     asked = question_time(text, now)
     # The words of a time expression ("last week", "三天前", "去年夏天") are the window's job, not full
@@ -308,6 +322,7 @@ def parse_query(
     found = [v for term in terms if term not in names for v in word_variants(term)]
     variants = tuple(v for v in _distinct(found, MAX_VARIANTS + len(terms)) if v not in terms)[:MAX_VARIANTS]
     members = categories.members(untimed.lower(), terms) if categories is not None else []
+    glosses = _glosses(untimed, glossary, {*terms, *variants}) if glossary is not None else ()
     return ParsedQuery(
         text=text,
         terms=terms,
@@ -321,7 +336,17 @@ def parse_query(
         state=asks_state(text),
         members=tuple(m for m in members if m not in terms and m not in variants)[:MAX_MEMBERS],
         lexical_text=untimed,
+        glosses=glosses,
     )
+
+
+def _glosses(text: str, glossary: Glossary, known: set[str]) -> tuple[str, ...]:
+    """The English words of the Chinese pieces of `text` (its stop words cut, as for its terms) and
+    their inflections (the index does not stem: "paint" finds "painted"), without words it has."""
+    pieces = [piece for run in CJK_RUN.findall(text) for piece in cjk_pieces(run)]
+    words = glossary.translate(pieces)
+    found = [form for word in words for form in (word, *word_variants(word))]
+    return tuple(word for word in dict.fromkeys(found) if word not in known)[:MAX_GLOSSES]
 
 
 # "How many hours have I spent playing games in total?", "一共去了几次？": a count or a total, which

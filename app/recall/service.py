@@ -42,6 +42,7 @@ from app.recall.fusion import (
     to_card,
     within_budget,
 )
+from app.recall.glossary import glossary
 from app.recall.neighbourhood import seen_by
 from app.recall.parameters import (
     CARD_IDS_SIZE,
@@ -61,7 +62,7 @@ from app.recall.request import RecallObserver, RecallRequest, RecallResult, Spre
 from app.stores.graph import GraphStore
 from app.stores.queries.recall_queries import HotRow, HotSeed, RecallQueries
 from app.stores.vectors import VectorStore
-from app.stores.vectors.base import CONTEXT_PASSAGE, PASSAGE_KEY
+from app.stores.vectors.base import CONTEXT_PASSAGE, PASSAGE_KEY, VectorHit
 
 # Not valid namespace names (they have spaces), so the warm-up can never read real data. Names are
 # 1-64 characters: two size buckets (see parameters.ENTITY_KEYS_SIZE), one warm-up each.
@@ -123,7 +124,8 @@ class Recall:
     def recall(self, namespace: str, request: RecallRequest) -> RecallResult:
         start = time.perf_counter()
         now = request.now or datetime.now(UTC)
-        parsed = parse_query(request.query, now, self.vocabulary, self.categories)
+        glossed = glossary() if self.spreading.gloss_boost > 0 and CJK_RUN.search(request.query) else None
+        parsed = parse_query(request.query, now, self.vocabulary, self.categories, glossed)
         if self.spreading.speaker_names:
             parsed = parsed.with_speakers(self._speakers(namespace, parsed))
         weights = self.weights
@@ -256,7 +258,7 @@ class Recall:
         s = self.spreading
         [record] = self.queries.hot(
             namespace=namespace,
-            lucene=fixed_lucene(namespace, parsed, s.variant_boost, s.speaker_boost, s.member_boost),
+            lucene=fixed_lucene(namespace, parsed, s.variant_boost, s.speaker_boost, s.member_boost, s.gloss_boost),
             # Every parameter always has the same type and size bucket (lists of fixed sizes, the
             # Lucene string padded): the plan made by `warm_up` is the one every recall uses.
             entity_keys=fixed_size(parsed.entity_keys, ENTITY_KEYS_SIZE, NO_MATCH),
@@ -323,10 +325,18 @@ class Recall:
         text = dense_query(parsed.text, parsed.speakers)
         pair = self.embedder if isinstance(self.embedder, PairedEmbedder) else None
         if pair is not None and is_english(text) and not self.vectors.reads_other_languages(namespace):
-            vector = pair.embed_english_queries([text])[0]  # e5 (~10 ms a query) would find nothing here
+            vectors = pair.embed_english_queries([text])  # e5 (~10 ms a query) would find nothing here
         else:
-            vector = self.embedder.embed_queries([text])[0]
-        hits = self.vectors.search(namespace, vector, limit=self.spreading.cold_limit)
+            vectors = self.embedder.embed_queries([text])
+        if pair is not None and parsed.glosses and not is_english(text):
+            # A Chinese query's English words (app/recall/glossary.py) by MiniLM, for English memories:
+            # e5 of the Chinese text alone finds mostly the Chinese ones.
+            vectors += pair.embed_english_queries([glossary().render(text)])
+        best: dict[str, VectorHit] = {}  # each node's best hit of the searches
+        for hit in chain.from_iterable(self.vectors.search_many(namespace, vectors, limit=self.spreading.cold_limit)):
+            if hit.node_id not in best or hit.score > best[hit.node_id].score:
+                best[hit.node_id] = hit
+        hits = sorted(best.values(), key=lambda hit: -hit.score)[: self.spreading.cold_limit]
         # Only the order counts: fusion turns these cosines into rank scores.
         scores = {hit.node_id: max(0.0, hit.score) for hit in hits} if any(hit.score > 0 for hit in hits) else {}
         passages = {
@@ -455,7 +465,8 @@ class Recall:
             contents.update({row["id"]: row["content"] for row in rows})
         named = set(parsed.speaker_terms)
         members = parsed.members if self.spreading.member_boost > 0 else ()
-        terms = [term for term in (*parsed.terms, *parsed.variants, *members) if term not in named]
+        glosses = parsed.glosses if self.spreading.gloss_boost > 0 else ()
+        terms = [term for term in (*parsed.terms, *parsed.variants, *members, *glosses) if term not in named]
         for card in cut:
             content = contents.get(card.id)
             if not isinstance(content, str):

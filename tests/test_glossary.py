@@ -1,0 +1,73 @@
+"""English words for a Chinese query's words (app/recall/glossary.py): the dictionary's lines read,
+words cut, senses chosen and cleaned (exact cases on a few lines of CC-CEDICT), and the real
+dictionary on the questions of the issue."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from app.recall.glossary import Glossary, glossary
+from app.recall.query import CategoryVocabulary, SlotVocabulary, parse_query
+
+LINES = [
+    "# CC-CEDICT",
+    "#! version=1",
+    "跑 跑 [pao2] /(of an animal) to paw (the ground)/",
+    "跑 跑 [pao3] /to run/to run away/to escape/to run around (on errands etc)/",
+    "日出 日出 [ri4 chu1] /sunrise/",
+    "慈善 慈善 [ci2 shan4] /benevolent/charitable/",
+    "幅 幅 [fu2] /width/roll/classifier for textiles or pictures/",
+    "在 在 [zai4] /to exist/to be alive/(of sb or sth) to be (located) at/",
+    "教育 教育 [jiao4 yu4] /to educate/to teach/education/",
+    "在教 在教 [zai4 jiao4] /(coll.) to be a believer in a religion/",
+    "育 育 [yu4] /to have children/to raise or bring up/",
+    "方面 方面 [fang1 mian4] /respect/aspect/field/side/CL:個|个[ge4]/",
+    "張 张 [Zhang1] /surname Zhang/",
+    "張 张 [zhang1] /to open up/to spread/sheet of paper/classifier for flat objects, sheet/",
+    "猫 猫 [mao1] /cat/(dialect) to hide oneself/(coll.) modem/",
+    "他 他 [ta1] /he or him/(used for either sex when the sex is unknown or unimportant)/",
+]
+
+
+def test_a_word_takes_its_first_senses_cleaned_and_its_common_reading_first() -> None:
+    found = Glossary.from_lines(LINES)
+    assert found.english["跑"] == ("run", "away", "escape")  # pao3 (4 senses) before pao2 (1)
+    assert found.english["日出"] == ("sunrise",)
+    assert found.english["幅"] == ("width", "roll")  # no "classifier for ..." sense
+    assert found.english["张"] == ("open", "spread", "sheet", "paper")  # no surname; 4 words at most
+    assert found.english["方面"] == ("respect", "aspect", "field")  # three senses, no CL:
+    assert found.english["猫"] == ("cat", "modem")  # not the "(dialect)" sense
+
+
+def test_a_piece_is_cut_into_the_dictionarys_words_from_both_ends() -> None:
+    found = Glossary.from_lines(LINES)
+    assert found.segment("在教育方面") == ["在", "教育", "方面"]  # from the left alone: 在教 育 方面
+    assert found.segment("一幅日出") == ["一", "幅", "日出"]  # a character it lacks stands alone
+    assert found.segment("慈善跑") == ["慈善", "跑"]
+
+
+def test_translation_skips_function_characters_and_keeps_two_words_of_a_lone_character() -> None:
+    found = Glossary.from_lines(LINES)
+    assert found.translate(["慈善跑"]) == ["benevolent", "charitable", "run", "away"]
+    assert found.translate(["他", "猫"]) == ["cat", "modem"]  # 他 is grammar, not topic
+    assert found.translate(["在教育方面"]) == ["educate", "teach", "education", "respect", "aspect", "field"]
+
+
+def test_a_chinese_question_asks_for_its_words_in_english_too() -> None:
+    now = datetime(2024, 1, 1, tzinfo=UTC)
+    words = glossary()
+    parsed = parse_query("Melanie什么时候画了一幅日出？", now, SlotVocabulary.load(), CategoryVocabulary.load(), words)
+    assert {"sunrise", "paint", "painted", "painting"} <= set(parsed.glosses)
+    assert "日出" in parsed.terms and not set(parsed.glosses) & set(parsed.terms)
+    moving = parse_query("我下个月要搬家", now, SlotVocabulary.load(), None, words)
+    assert {"move", "moving", "house"} <= set(moving.glosses)
+    english = parse_query("When did Melanie paint a sunrise?", now, SlotVocabulary.load(), None, words)
+    assert english.glosses == ()
+    assert parse_query("Melanie什么时候画了一幅日出？", now, SlotVocabulary.load()).glosses == ()  # no glossary
+
+
+def test_a_chinese_query_is_rendered_in_english_words_for_minilm() -> None:
+    found = Glossary.from_lines(LINES)
+    assert found.render("Melanie在教育方面做了什么？") == "Melanie educate teach education respect aspect field ？"
+    assert found.render("他养了只猫") == "cat modem"  # unknown characters (养, 只) give nothing
+    assert found.render("No Chinese here.") == "No Chinese here."
