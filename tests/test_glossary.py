@@ -26,6 +26,11 @@ LINES = [
     "張 张 [zhang1] /to open up/to spread/sheet of paper/classifier for flat objects, sheet/",
     "猫 猫 [mao1] /cat/(dialect) to hide oneself/(coll.) modem/",
     "他 他 [ta1] /he or him/(used for either sex when the sex is unknown or unimportant)/",
+    "畫 画 [hua4] /to draw; to paint/picture; painting (CL:幅[fu2])/",
+    "油漆 油漆 [you2 qi1] /oil paints/lacquer/to paint/",
+    "工作 工作 [gong1 zuo4] /to work/job/work/task/",
+    "職務 职务 [zhi2 wu4] /post/position/job/duties/",
+    "約伯 约伯 [Yue1 bo2] /Job/",
 ]
 
 
@@ -61,8 +66,6 @@ def test_a_chinese_question_asks_for_its_words_in_english_too() -> None:
     assert "日出" in parsed.terms and not set(parsed.glosses) & set(parsed.terms)
     moving = parse_query("我下个月要搬家", now, SlotVocabulary.load(), None, words)
     assert {"move", "moving", "house"} <= set(moving.glosses)
-    english = parse_query("When did Melanie paint a sunrise?", now, SlotVocabulary.load(), None, words)
-    assert english.glosses == ()
     assert parse_query("Melanie什么时候画了一幅日出？", now, SlotVocabulary.load()).glosses == ()  # no glossary
 
 
@@ -71,3 +74,21 @@ def test_a_chinese_query_is_rendered_in_english_words_for_minilm() -> None:
     assert found.render("Melanie在教育方面做了什么？") == "Melanie educate teach education respect aspect field ？"
     assert found.render("他养了只猫") == "cat modem"  # unknown characters (养, 只) give nothing
     assert found.render("No Chinese here.") == "No Chinese here."
+
+
+def test_an_english_word_names_the_chinese_words_one_of_whose_first_senses_it_is() -> None:
+    plain = Glossary.from_lines(LINES)
+    assert plain.chinese["sunrise"] == ("日出",)
+    assert plain.chinese["paint"] == ("画", "油漆")  # by the sense's rank: "to draw; to paint" is the first
+    assert plain.chinese["job"] == ("工作", "职务")  # 约伯 "Job" is a name
+    counts = {"职务": 900, "工作": 50, "油漆": 20, "画": 10}
+    counted = Glossary.from_lines(LINES, lambda words: {word: counts[word] for word in words if word in counts})
+    assert counted.chinese["job"] == ("职务", "工作") and counted.chinese["paint"] == ("油漆", "画")  # most used first
+    assert "work" in counted.chinese and "lacquer" in counted.chinese and "paints" not in counted.chinese
+    assert plain.to_chinese(["painted", "sunrises", "caroline", "jobs"]) == ["画", "油漆", "日出", "工作", "职务"]
+
+
+def test_an_english_question_asks_for_its_words_in_chinese_too() -> None:
+    parsed = parse_query("When did Melanie paint a sunrise?", datetime(2024, 1, 1, tzinfo=UTC), SlotVocabulary.load(),
+                         None, glossary())  # fmt: skip
+    assert "日出" in parsed.glosses and not {"melanie", "paint", "sunrise"} & set(parsed.glosses)

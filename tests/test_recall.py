@@ -346,6 +346,17 @@ def test_a_chinese_question_finds_english_memories(api, worker, namespace) -> No
     assert items[0]["explain"]["vector"] > 0 and items[0]["explain"]["full_text"] > 0, items
 
 
+def test_an_english_question_finds_chinese_memories_by_full_text(api, worker, namespace) -> None:
+    """The reverse: an English question's words name Chinese words (日出 for "sunrise"), which seed
+    the full text of a namespace holding Chinese memories; e5 reads the question for their vectors."""
+    turns = [_turn("s", 0, "王伟", "上周末我画了湖上的日出。", START)]
+    turns += [_turn("s", i, "李娜", CHINESE_SMALL_TALK[i % 5], START + timedelta(minutes=i)) for i in range(1, 11)]
+    _ingest(api, namespace, turns)
+    items = _recall(api, namespace, "When did Wang Wei paint the sunrise?", top_k=5)["items"]
+    assert items[0]["source_turn_ids"] == ["s:0"], items
+    assert items[0]["explain"]["full_text"] > 0 and items[0]["explain"]["vector"] > 0, items
+
+
 def test_bad_recall_requests_name_the_field(api, namespace) -> None:
     api.put(f"/v1/namespaces/{namespace}")
     url = f"/v1/namespaces/{namespace}/recall"

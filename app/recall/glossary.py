@@ -9,9 +9,10 @@ from __future__ import annotations
 import gzip
 import importlib.util
 import re
+import sys
 import threading
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.domain.text import CJK_RUN, STOP_WORDS, cjk_pieces
@@ -20,6 +21,7 @@ DICTIONARY_FILE = "cedict_1_0_ts_utf-8_mdbg.txt.gz"
 # Senses kept per dictionary word: the first ones are the common meanings.
 SENSES = 3
 WORDS_PER_ENTRY = 4  # English words kept per Chinese word
+CHINESE_PER_WORD = 3  # Chinese words kept per English word
 MAX_WORD = 8  # the longest Chinese word looked up
 # A character alone has many meanings: only its first two words are kept, and none for a function
 # character (他 "he", 都 "both", 会 "can", 一 "one": a question's grammar, not its topic).
@@ -45,28 +47,58 @@ _GLOSS_FILLER = frozenset(
 
 @dataclass(frozen=True)
 class Glossary:
-    """Chinese word (simplified) -> English words of its first senses."""
+    """Chinese word (simplified) -> English words of its first senses; English word -> the Chinese
+    words one of whose first senses is that word alone ("sunrise" -> 日出)."""
 
     english: dict[str, tuple[str, ...]]
+    chinese: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @classmethod
-    def from_lines(cls, lines: Iterable[str]) -> Glossary:
+    def from_lines(
+        cls, lines: Iterable[str], frequencies: Callable[[set[str]], Mapping[str, int]] | None = None
+    ) -> Glossary:
         """From CC-CEDICT's lines. A word with several readings (跑: pao2 "to paw", pao3 "to run")
-        takes the reading with the most senses first: the common one."""
-        readings: dict[str, list[list[str]]] = {}
+        takes the reading with the most senses first: the common one. `frequencies` gives counts in a
+        corpus for the Chinese words asked (those some English word names), which order the Chinese
+        words of an English word, most used first; without them, by the rank of the sense and the
+        word's length. A proper noun (only capitalised readings: 约伯 "Job") names no English word."""
+        # word -> (number of senses, its first senses joined by "/") of each reading: one string per
+        # reading is what the parse holds (its peak is what the process keeps resident).
+        readings: dict[str, list[tuple[int, str]]] = {}
+        common: set[str] = set()  # words with a reading that is no proper noun
         for line in lines:
             if line.startswith("#") or not (match := _ENTRY.match(line)):
                 continue
             senses = [sense for sense in match["senses"].split("/") if sense and not _SKIPPED_SENSE.match(sense)]
             if senses:
-                readings.setdefault(match["simplified"], []).append(senses)
+                readings.setdefault(match["simplified"], []).append((len(senses), "/".join(senses[:SENSES])))
+                if not match["pinyin"][:1].isupper():
+                    common.add(match["simplified"])
         english: dict[str, tuple[str, ...]] = {}
+        # English word -> (rank of the sense, length rank, Chinese word) of each Chinese word it names.
+        named_by: dict[str, list[tuple[int, int, str]]] = {}
         for word, entries in readings.items():
-            senses = [sense for entry in sorted(entries, key=len, reverse=True) for sense in entry]
-            words = _sense_words(senses[:SENSES])
-            if words:
-                english[word] = words
-        return cls(english)
+            ordered = sorted(entries, key=lambda entry: -entry[0])
+            senses = [sense for _, first in ordered for sense in first.split("/")][:SENSES]
+            if words := _sense_words(senses):
+                english[word] = tuple(map(sys.intern, words))  # the same English words recur: shared
+            if word not in common:
+                continue
+            for rank, sense in enumerate(senses):
+                for single in filter(None, map(_single_word, sense.split(";"))):  # "to draw; to paint"
+                    named_by.setdefault(sys.intern(single), []).append((rank, _length_rank(word), word))
+        del readings
+        counts = frequencies({word for named in named_by.values() for *_, word in named}) if frequencies else None
+
+        def order(candidate: tuple[int, int, str]) -> tuple[int, int]:
+            rank, length, word = candidate
+            return (-counts.get(word, 0), length) if counts is not None else (rank, length)
+
+        chinese = {
+            single: tuple(word for *_, word in sorted(candidates, key=order)[:CHINESE_PER_WORD])
+            for single, candidates in named_by.items()
+        }
+        return cls(english, chinese)
 
     def segment(self, piece: str) -> list[str]:
         """`piece` (Chinese characters) cut into dictionary words by maximum matching from both ends,
@@ -100,10 +132,54 @@ class Glossary:
         return list(found)
 
 
+    def to_chinese(self, words: Iterable[str]) -> list[str]:
+        """The Chinese words for English `words` (each tried as written, then as the base forms of
+        its inflections: "painted" -> "paint"), in order, each once."""
+        found: dict[str, None] = {}
+        for word in words:
+            for form in (word, *_bases(word)):
+                if form in self.chinese:
+                    found.update(dict.fromkeys(self.chinese[form]))
+                    break
+        return list(found)
+
     def render(self, text: str) -> str:
         """`text` with each Chinese run replaced by the English words of its content words (its stop
         words cut): what MiniLM embeds for the English memories a Chinese query is about."""
         return " ".join(CJK_RUN.sub(lambda run: " " + " ".join(self.translate(cjk_pieces(run[0]))) + " ", text).split())
+
+
+def _single_word(sense: str) -> str | None:
+    """The one word a sense is ("to paint" -> paint, "sunrise"), None for a longer sense or filler."""
+    text = _PARENTHESES.sub(" ", sense.lower()).strip().removeprefix("to ").strip()
+    if not re.fullmatch(r"[a-z]{3,}", text) or text in STOP_WORDS or text in _GLOSS_FILLER:
+        return None
+    return text
+
+
+def _length_rank(word: str) -> int:
+    """Two characters first (most Chinese words), then three, four, one (a character alone has many
+    meanings), longer last."""
+    return {2: 0, 3: 1, 4: 2, 1: 3}.get(len(word), 4)
+
+
+def _bases(word: str) -> list[str]:
+    """Base forms an inflected English word may come from ("painted" -> paint, painte; "runs" -> run)."""
+    if word.endswith("ing") and len(word) > 5:
+        stem = word[:-3]
+        return [stem, stem + "e", stem[:-1]] if stem[-1] == stem[-2] else [stem, stem + "e"]
+    if word.endswith("ied") and len(word) > 4:
+        return [word[:-3] + "y"]
+    if word.endswith("ed") and len(word) > 4:
+        stem = word[:-2]
+        return [stem, stem + "e", stem[:-1]] if stem[-1] == stem[-2] else [stem, word[:-1]]
+    if word.endswith("ies") and len(word) > 4:
+        return [word[:-3] + "y"]
+    if word.endswith("es") and len(word) > 4:
+        return [word[:-2], word[:-1]]
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        return [word[:-1]]
+    return []
 
 
 def _sense_words(senses: list[str]) -> tuple[str, ...]:
@@ -123,6 +199,20 @@ def dictionary_path() -> Path:
     return Path(next(iter(spec.submodule_search_locations))) / "data" / DICTIONARY_FILE
 
 
+def word_frequencies(words: set[str]) -> dict[str, int]:
+    """Each of `words` -> its count in jieba's corpus dictionary (the `jieba` wheel's dict.txt)."""
+    spec = importlib.util.find_spec("jieba")
+    if spec is None or spec.origin is None:
+        raise RuntimeError("the jieba package (its word frequencies) is not installed: `make install`")
+    counts: dict[str, int] = {}
+    with open(Path(spec.origin).parent / "dict.txt", encoding="utf-8") as lines:
+        for line in lines:
+            word, count, *_ = line.split(" ")
+            if word in words:
+                counts[word] = int(count)
+    return counts
+
+
 _loaded: Glossary | None = None
 _lock = threading.Lock()
 
@@ -133,5 +223,5 @@ def glossary() -> Glossary:
     with _lock:
         if _loaded is None:
             with gzip.open(dictionary_path(), mode="rt", encoding="utf-8") as lines:
-                _loaded = Glossary.from_lines(lines)
+                _loaded = Glossary.from_lines(lines, word_frequencies)
         return _loaded

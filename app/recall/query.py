@@ -322,7 +322,7 @@ def parse_query(
     found = [v for term in terms if term not in names for v in word_variants(term)]
     variants = tuple(v for v in _distinct(found, MAX_VARIANTS + len(terms)) if v not in terms)[:MAX_VARIANTS]
     members = categories.members(untimed.lower(), terms) if categories is not None else []
-    glosses = _glosses(untimed, glossary, {*terms, *variants}) if glossary is not None else ()
+    glosses = _glosses(untimed, glossary, terms, names, {*terms, *variants}) if glossary is not None else ()
     return ParsedQuery(
         text=text,
         terms=terms,
@@ -340,12 +340,16 @@ def parse_query(
     )
 
 
-def _glosses(text: str, glossary: Glossary, known: set[str]) -> tuple[str, ...]:
+def _glosses(
+    text: str, glossary: Glossary, terms: tuple[str, ...], names: frozenset[str], known: set[str]
+) -> tuple[str, ...]:
     """The English words of the Chinese pieces of `text` (its stop words cut, as for its terms) and
-    their inflections (the index does not stem: "paint" finds "painted"), without words it has."""
+    their inflections (the index does not stem: "paint" finds "painted"), then the Chinese words of
+    its English `terms` but `names` ("sunrise" -> 日出), without words it has."""
     pieces = [piece for run in CJK_RUN.findall(text) for piece in cjk_pieces(run)]
     words = glossary.translate(pieces)
     found = [form for word in words for form in (word, *word_variants(word))]
+    found += glossary.to_chinese(term for term in terms if term.isascii() and term not in names)
     return tuple(word for word in dict.fromkeys(found) if word not in known)[:MAX_GLOSSES]
 
 

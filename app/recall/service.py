@@ -124,7 +124,9 @@ class Recall:
     def recall(self, namespace: str, request: RecallRequest) -> RecallResult:
         start = time.perf_counter()
         now = request.now or datetime.now(UTC)
-        glossed = glossary() if self.spreading.gloss_boost > 0 and CJK_RUN.search(request.query) else None
+        # An English query reads other languages' memories only where the namespace holds some.
+        other_languages = not is_english(request.query) or self.vectors.reads_other_languages(namespace)
+        glossed = glossary() if self.spreading.gloss_boost > 0 and other_languages else None
         parsed = parse_query(request.query, now, self.vocabulary, self.categories, glossed)
         if self.spreading.speaker_names:
             parsed = parsed.with_speakers(self._speakers(namespace, parsed))
@@ -132,7 +134,7 @@ class Recall:
         if parsed.literal or (mostly_chinese(parsed.text) and not self.embedder.reads_chinese):
             weights = replace(weights, vector=weights.vector * weights.unread_vector)
         cold_work = self._cold if weights.vector > 0 else _no_cold_hits
-        cold_future = self._pool.submit(self._timed, cold_work, namespace, parsed)
+        cold_future = self._pool.submit(self._timed, cold_work, namespace, parsed, other_languages)
         try:
             (hot, hot_stats, pending_turns, focus_session), hot_ms = self._timed(
                 self.hot_path, namespace, parsed, request
@@ -319,12 +321,12 @@ class Recall:
 
     # -- cold path ---------------------------------------------------------------------------
 
-    def _cold(self, namespace: str, parsed: ParsedQuery) -> ColdHits:
+    def _cold(self, namespace: str, parsed: ParsedQuery, other_languages: bool) -> ColdHits:
         """Vector hits and their cards (read here, while the hot query still runs), and the sentence
         point (passage number) each turn was found by, when it was one."""
         text = dense_query(parsed.text, parsed.speakers)
         pair = self.embedder if isinstance(self.embedder, PairedEmbedder) else None
-        if pair is not None and is_english(text) and not self.vectors.reads_other_languages(namespace):
+        if pair is not None and is_english(text) and not other_languages:
             vectors = pair.embed_english_queries([text])  # e5 (~10 ms a query) would find nothing here
         else:
             vectors = self.embedder.embed_queries([text])
@@ -487,6 +489,6 @@ class Recall:
             self.learning.record(namespace, ids[: self.spreading.co_activate_top])
 
 
-def _no_cold_hits(namespace: str, parsed: ParsedQuery) -> ColdHits:
+def _no_cold_hits(namespace: str, parsed: ParsedQuery, other_languages: bool) -> ColdHits:
     """The cold path of a query whose vectors would be chance (`FusionWeights.unread_vector` 0)."""
     return {}, [], {}
