@@ -481,7 +481,7 @@ def test_the_reply_credit_is_added_to_the_score_up_to_its_ceiling() -> None:
 def test_a_question_asking_for_a_count_or_a_total_is_told_apart() -> None:
     for text in ("How many hours have I spent playing games in total?", "how often do I run?",
                  "What is the total amount I spent?", "Which cities did we visit, combined?",
-                 "我一共去了几次？", "他养过几个宠物？", "总共花了多少钱？"):  # fmt: skip
+                 "我一共去了几次？", "他养过几个宠物？", "总共花了多少钱？", "Melanie买了哪些东西？"):  # fmt: skip
         assert asks_to_aggregate(text), text
     for text in ("What did Caroline research?", "How long was I in Japan?", "How much did the trip cost?",
                  "我的车是什么？", "他们在一起多久了？", "Who is totally sure?"):  # fmt: skip
