@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from app.domain.text import estimate_tokens
 
 START = datetime(2024, 5, 6, 9, tzinfo=UTC)  # a Monday
@@ -333,28 +335,30 @@ ENGLISH_SMALL_TALK = ["How was your weekend?", "Did you see the game last night?
                       "The weather is lovely today.", "My sister called me yesterday."]  # fmt: skip
 
 
-def test_a_chinese_question_finds_english_memories(api, worker, namespace) -> None:
-    """A Chinese question over English turns: the English words of its Chinese words (CC-CEDICT,
-    app/recall/glossary.py) seed the full text and MiniLM embeds them for the English vectors. Neither
-    track had anything to go on before (the full text held no Chinese; e5 read the Chinese question
-    and the English turns have no e5 vector): the turns came in the order the graph left them."""
-    turns = [_turn("s", 0, "Melanie", "Last weekend I painted a sunrise over the lake.", START)]
-    turns += [_turn("s", i, "Caroline", ENGLISH_SMALL_TALK[i % 5], START + timedelta(minutes=i)) for i in range(1, 11)]
+ACROSS_LANGUAGES = [
+    # A Chinese question over English turns: the English words of its Chinese words (CC-CEDICT,
+    # app/recall/glossary.py) seed the full text, and MiniLM embeds them for the English vectors.
+    # Before, neither track had anything (no Chinese in the full text; the English turns have no e5
+    # vector): the turns came in the order the graph left them.
+    (("Melanie", "Last weekend I painted a sunrise over the lake."), ("Caroline", ENGLISH_SMALL_TALK),
+     "Melanie画了一幅什么日出？"),
+    # The reverse: an English question's words name Chinese words (日出 for "sunrise"), which seed the
+    # full text of a namespace holding Chinese memories; e5 reads the question for their vectors.
+    (("王伟", "上周末我画了湖上的日出。"), ("李娜", CHINESE_SMALL_TALK), "When did Wang Wei paint the sunrise?"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("said", "small_talk", "question"), ACROSS_LANGUAGES, ids=["zh-question", "en-question"])
+def test_a_question_finds_memories_in_the_other_language_by_both_tracks(  # type: ignore[no-untyped-def]
+    api, worker, namespace, said: tuple[str, str], small_talk: tuple[str, list[str]], question: str
+) -> None:
+    (speaker, text), (other, chat) = said, small_talk
+    turns = [_turn("s", 0, speaker, text, START)]
+    turns += [_turn("s", i, other, chat[i % 5], START + timedelta(minutes=i)) for i in range(1, 11)]
     _ingest(api, namespace, turns)
-    items = _recall(api, namespace, "Melanie画了一幅什么日出？", top_k=5)["items"]
+    items = _recall(api, namespace, question, top_k=5)["items"]
     assert items[0]["source_turn_ids"] == ["s:0"], items
     assert items[0]["explain"]["vector"] > 0 and items[0]["explain"]["full_text"] > 0, items
-
-
-def test_an_english_question_finds_chinese_memories_by_full_text(api, worker, namespace) -> None:
-    """The reverse: an English question's words name Chinese words (日出 for "sunrise"), which seed
-    the full text of a namespace holding Chinese memories; e5 reads the question for their vectors."""
-    turns = [_turn("s", 0, "王伟", "上周末我画了湖上的日出。", START)]
-    turns += [_turn("s", i, "李娜", CHINESE_SMALL_TALK[i % 5], START + timedelta(minutes=i)) for i in range(1, 11)]
-    _ingest(api, namespace, turns)
-    items = _recall(api, namespace, "When did Wang Wei paint the sunrise?", top_k=5)["items"]
-    assert items[0]["source_turn_ids"] == ["s:0"], items
-    assert items[0]["explain"]["full_text"] > 0 and items[0]["explain"]["vector"] > 0, items
 
 
 def test_bad_recall_requests_name_the_field(api, namespace) -> None:
