@@ -43,8 +43,8 @@ def fixed_lucene(
     gloss_boost: float = 0.0,
 ) -> str:
     """The full-text query padded with spaces to LUCENE_CHARS (blank: no full-text seeds), without
-    the last English glosses, then the last category members, then the last variants, then the last
-    terms, when it would be longer (see ENTITY_KEYS_SIZE)."""
+    the last glosses (the query's words in the other language), then the last category members,
+    then the last variants, then the last terms, when it would be longer (see ENTITY_KEYS_SIZE)."""
     terms, variants = parsed.terms, parsed.variants if variant_boost > 0 else ()
     members = parsed.members if member_boost > 0 else ()
     glosses = parsed.glosses if gloss_boost > 0 else ()

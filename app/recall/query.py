@@ -175,8 +175,8 @@ class ParsedQuery:
     lexical_text: str = ""
     # How the query writes the Chinese names of its speakers (晓雯 for 林晓雯; `with_speakers`).
     speaker_forms: tuple[str, ...] = ()
-    # English words of the query's Chinese words and their inflections (app/recall/glossary.py), for
-    # the English memories a Chinese question is about; not its terms.
+    # Its words in the other language (app/recall/glossary.py): the English words of its Chinese words
+    # with their inflections, the Chinese words of its English ones; for memories in that language.
     glosses: tuple[str, ...] = ()
 
     def with_speakers(self, keys: tuple[str, ...]) -> ParsedQuery:
@@ -240,7 +240,7 @@ def lucene_query(
     name are mostly greetings to them ("Thanks, Caroline!"), and at full weight they outranked the
     turn that held the question's other words. `members` (words of the members of a category the query
     names: "camping" for "activities") follow with the weight `member_boost` (none at 0), then the
-    English words of a Chinese query (`glosses`) with the weight `gloss_boost` (none at 0)."""
+    query's words in the other language (`glosses`) with the weight `gloss_boost` (none at 0)."""
     if not terms:
         return None
 

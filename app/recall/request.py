@@ -52,8 +52,9 @@ class SpreadingSettings:
     # Lucene weight of the members of a category the query names (app/data/category_words.yaml:
     # "camping" for "activities"); 0: none (docs/benchmarks.md, "Excerpts and categories").
     member_boost: float = 1.0
-    # Lucene weight of the English words of a Chinese query's words (app/recall/glossary.py), which
-    # find English memories; 0: none (docs/benchmarks.md, "Chinese and across languages").
+    # Lucene weight of the query's words in the other language (app/recall/glossary.py: English for
+    # Chinese and the reverse), which find its memories; 0: none (docs/benchmarks.md, "Chinese and
+    # across languages").
     gloss_boost: float = 0.5
     # Look up the speakers the query names (`recall.speakers`): their names weigh `speaker_boost` in
     # the full-text query and are left out of the embedded one (docs/benchmarks.md, "Speaker names and
