@@ -43,6 +43,7 @@ from app.recall.fusion import (
     within_budget,
 )
 from app.recall.glossary import glossary
+from app.recall.namespace_reads import NamespaceReads
 from app.recall.neighbourhood import seen_by
 from app.recall.parameters import (
     CARD_IDS_SIZE,
@@ -68,13 +69,14 @@ from app.stores.vectors.base import CONTEXT_PASSAGE, PASSAGE_KEY, VectorHit
 # 1-64 characters: two size buckets (see parameters.ENTITY_KEYS_SIZE), one warm-up each.
 WARM_UP_NAMESPACES = ("warm up", "warm up the longer names")
 # The Chinese speakers of a namespace (`recall.chinese_speakers`): how long a read is used, how many
-# are read, how many namespaces are kept. A speaker new since the read is still found by its full name.
+# are read. A speaker new since the read is still found by its full name.
 CHINESE_SPEAKERS_TTL_S = 60.0
 CHINESE_SPEAKERS_LIMIT = 1000
-CHINESE_SPEAKERS_NAMESPACES = 1024
 # Whether a namespace holds memories of another language than English (`VectorStore.reads_other_languages`):
-# how long a read is used. A Chinese memory new since the read is found by an English query's full text
-# and e5 vector that much later (its own words and the graph find it at once).
+# how long a read is used. Read before both paths of every English query, it cost ~6 ms of recall p50
+# at 100k nodes (a round trip to the vector process, behind its searches; scripts/bench_recall.py). A
+# Chinese memory new since the read is found by an English query's full text and e5 vector that much
+# later (its own words and the graph find it at once).
 OTHER_LANGUAGES_TTL_S = 10.0
 # The cold path's vector scores, the cards of its hits, and the sentence point each turn was found by.
 ColdHits = tuple[dict[str, float], list[dict[str, Any]], dict[str, int]]
@@ -107,8 +109,9 @@ class Recall:
         self.categories = CategoryVocabulary.load()
         # The cold path runs beside the hot one; a small shared pool (2 cores here).
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="recall-cold")
-        self._chinese_speakers_read: dict[str, tuple[float, tuple[str, ...]]] = {}
-        self._other_languages_read: dict[str, tuple[float, bool]] = {}
+        # A query calls a Chinese speaker by a short form (晓雯 for 林晓雯) that no key of it equals.
+        self._chinese_speakers = NamespaceReads(self._read_chinese_speakers, CHINESE_SPEAKERS_TTL_S)
+        self._other_languages = NamespaceReads(self.vectors.reads_other_languages, OTHER_LANGUAGES_TTL_S)
 
     def close(self) -> None:
         # Waits for a cold path still running, so the engines it reads are not closed under it.
@@ -130,7 +133,7 @@ class Recall:
         start = time.perf_counter()
         now = request.now or datetime.now(UTC)
         # An English query reads other languages' memories only where the namespace holds some.
-        other_languages = not is_english(request.query) or self._reads_other_languages(namespace)
+        other_languages = not is_english(request.query) or self._other_languages.get(namespace)
         glossed = glossary() if self.spreading.gloss_boost > 0 and other_languages else None
         parsed = parse_query(request.query, now, self.vocabulary, self.categories, glossed)
         if self.spreading.speaker_names:
@@ -298,36 +301,9 @@ class Recall:
         )
         found = set(record["speakers"])
         if CJK_RUN.search(parsed.text):
-            said = parsed.text
-            found |= {key for key in self._chinese_speakers(namespace) if any(f in said for f in cjk_name_forms(key))}
+            said, speakers = parsed.text, self._chinese_speakers.get(namespace)
+            found |= {key for key in speakers if any(form in said for form in cjk_name_forms(key))}
         return tuple(sorted(found))
-
-    def _reads_other_languages(self, namespace: str) -> bool:
-        """`VectorStore.reads_other_languages`, read at most every OTHER_LANGUAGES_TTL_S: read before
-        both paths of every English query, it cost ~6 ms of recall p50 at 100k nodes (a round trip to
-        the vector process, behind its searches; scripts/bench_recall.py)."""
-        now = time.monotonic()
-        cached = self._other_languages_read.get(namespace)
-        if cached is not None and cached[0] > now:
-            return cached[1]
-        found = self.vectors.reads_other_languages(namespace)
-        if len(self._other_languages_read) >= CHINESE_SPEAKERS_NAMESPACES:
-            self._other_languages_read.clear()
-        self._other_languages_read[namespace] = (now + OTHER_LANGUAGES_TTL_S, found)
-        return found
-
-    def _chinese_speakers(self, namespace: str) -> tuple[str, ...]:
-        """The namespace's speakers with Chinese names, read at most once a minute: a query calls them
-        by a short form (晓雯 for 林晓雯) that no key of the query equals."""
-        now = time.monotonic()
-        cached = self._chinese_speakers_read.get(namespace)
-        if cached is not None and cached[0] > now:
-            return cached[1]
-        keys = self._read_chinese_speakers(namespace)
-        if len(self._chinese_speakers_read) >= CHINESE_SPEAKERS_NAMESPACES:
-            self._chinese_speakers_read.clear()
-        self._chinese_speakers_read[namespace] = (now + CHINESE_SPEAKERS_TTL_S, keys)
-        return keys
 
     def _read_chinese_speakers(self, namespace: str) -> tuple[str, ...]:
         [record] = self.queries.chinese_speakers(
