@@ -353,9 +353,10 @@ RETURN n.id AS id, [label IN labels(n) WHERE label <> 'Memory'][0] AS type, n.su
 // the id breaks ties (nodes written by one batch share a created_at). Filters other than the time
 // range are checked on the nodes read, so a selective filter reads more nodes than it returns.
 // Soft-forgotten nodes (activation < $alive) only when asked; another agent's private memories never,
-// unless the reader sees them.
+// unless the reader sees them. SEEK keeps the planner off an in-order scan of the whole index (see
+// transfer.cypher's export_nodes).
 MATCH (v:Memory)
-USING INDEX v:Memory(namespace, created_at)
+USING INDEX SEEK v:Memory(namespace, created_at)
 WHERE v.namespace = $namespace AND v.created_at >= $since AND v.created_at < $until
   AND v.created_at <= datetime($upper)
   AND ($after_id IS NULL OR v.created_at < datetime($upper) OR v.id < $after_id)

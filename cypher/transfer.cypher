@@ -5,9 +5,11 @@
 // (namespace, id) uniqueness index, which also hands the rows over in id order (no sort, no SKIP), so
 // every page costs the same however far into a 1M-node namespace it is. Ordering by both indexed
 // properties is what lets the planner take the index order (by `m.id` alone it sorts the rest of
-// the namespace on every page); tests/test_transfer.py checks the plan.
+// the namespace on every page); tests/test_transfer.py checks the plan. SEEK, not a bare index
+// hint: with one the planner may scan the whole index in order (every namespace's nodes) and filter,
+// as it did once on the test engine's statistics.
 MATCH (m:Memory {namespace: $namespace})
-USING INDEX m:Memory(namespace, id)
+USING INDEX SEEK m:Memory(namespace, id)
 WHERE m.id > $after
 WITH m ORDER BY m.namespace, m.id LIMIT $limit
 RETURN m.id AS id, labels(m) AS labels, properties(m) AS properties
@@ -17,7 +19,7 @@ RETURN m.id AS id, labels(m) AS labels, properties(m) AS properties
 // node after `$after`, with its outgoing relationships; `private`/`agent_id` of both ends let the
 // reader drop what touches another agent's private memory.
 MATCH (a:Memory {namespace: $namespace})
-USING INDEX a:Memory(namespace, id)
+USING INDEX SEEK a:Memory(namespace, id)
 WHERE a.id > $after
 WITH a ORDER BY a.namespace, a.id LIMIT $limit
 RETURN a.id AS source, {private: a.private, agent_id: a.agent_id} AS visibility,
