@@ -78,6 +78,7 @@ from scripts.harness import (  # noqa: E402
     local_engines,
     served_api,
     simulate_use,
+    warn_of_other_namespaces,
 )
 
 NEO4J_PORT = 17693
@@ -234,6 +235,7 @@ def evaluate(
     turns_ingested = 0
     dropped_evidence = 0
     skipped_adversarial = 0
+    warn_of_other_namespaces(client, args.namespace_prefix + "-locomo-")
     for number, sample in enumerate(samples, start=1):
         namespace = f"{args.namespace_prefix}-locomo-{sample.sample_id}"[:64]
         fresh_namespace(client, namespace)

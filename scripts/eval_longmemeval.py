@@ -74,6 +74,7 @@ from scripts.harness import (  # noqa: E402
     local_engines,
     served_api,
     simulate_use,
+    warn_of_other_namespaces,
 )
 
 NEO4J_PORT = 17694
@@ -157,6 +158,7 @@ def evaluate(
     cards = CardStats()
     ingest_s = 0.0
     turns_ingested = 0
+    warn_of_other_namespaces(client, args.namespace_prefix + "-lme-")
     for number, path in enumerate(paths, start=1):
         q = load_question(path, args.user_only)
         namespace = f"{args.namespace_prefix}-lme-{q.question_id}"[:64]
