@@ -290,6 +290,10 @@ def test_the_named_speakers_are_left_out_of_the_embedded_query() -> None:
     assert dense_query("Who is Caroline?", ("caroline",)) == "Who is Caroline?"  # nothing else: kept
     assert dense_query("王伟上周去了哪里？", ("王伟",)) == "上周去了哪里？"
     assert dense_query("What did Ann Lee say?", ("ann lee",)) == "What did say?"
+    # a name in Latin letters inside Chinese, which no space sets apart
+    assert dense_query("Melanie在哪里露营过？", ("melanie",)) == "在哪里露营过？"
+    assert dense_query("Jon和Gina都去过哪座城市？", ("jon", "gina")) == "和都去过哪座城市？"
+    assert dense_query("Caroline的画象征什么？", ("caroline",)) == "的画象征什么？"
 
 
 def test_a_named_speakers_terms_are_found_with_their_possessive() -> None:

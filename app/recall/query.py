@@ -434,6 +434,9 @@ def asks_ahead(text: str) -> bool:
 _EDGE_PUNCTUATION = ",.;:!?\"'()“”‘’"
 
 
+_WORDS_AND_CJK_RUNS = re.compile(f"(\\s+|{CJK_RUN.pattern})")
+
+
 def dense_query(text: str, speakers: tuple[str, ...] = ()) -> str:
     """What the cold path embeds: the query without the names of the speakers it names. A turn is
     embedded behind its speaker's name ("Caroline: ..."), so the name pulls every turn of that
@@ -444,7 +447,9 @@ def dense_query(text: str, speakers: tuple[str, ...] = ()) -> str:
     words = _speaker_words(speakers)
     if not words:
         return text
-    kept = [piece for piece in re.split(r"(\s+)", text) if not _is_speaker_word(piece, words)]
+    # Split at CJK runs too: a name in Latin letters is not set apart by spaces in Chinese
+    # ("Melanie在哪里露营过？"); kept in, it made the turns addressed to Melanie the nearest.
+    kept = [piece for piece in _WORDS_AND_CJK_RUNS.split(text) if not _is_speaker_word(piece, words)]
     for form in _said_forms(text, speakers):  # Chinese names are not set apart by spaces
         kept = [piece.replace(form, "") for piece in kept]
     rest = " ".join("".join(kept).split())
