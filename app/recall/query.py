@@ -435,6 +435,7 @@ _EDGE_PUNCTUATION = ",.;:!?\"'()“”‘’"
 
 
 _WORDS_AND_CJK_RUNS = re.compile(f"(\\s+|{CJK_RUN.pattern})")
+_POSSESSIVE = "的"
 
 
 def dense_query(text: str, speakers: tuple[str, ...] = ()) -> str:
@@ -448,10 +449,20 @@ def dense_query(text: str, speakers: tuple[str, ...] = ()) -> str:
     if not words:
         return text
     # Split at CJK runs too: a name in Latin letters is not set apart by spaces in Chinese
-    # ("Melanie在哪里露营过？"); kept in, it made the turns addressed to Melanie the nearest.
-    kept = [piece for piece in _WORDS_AND_CJK_RUNS.split(text) if not _is_speaker_word(piece, words)]
+    # ("Melanie在哪里露营过？"); kept in, it made the turns addressed to Melanie the nearest. The
+    # possessive 的 after a name goes with it, as "'s" does ("Caroline的画" -> "画").
+    kept: list[str] = []
+    after_name = False
+    for piece in _WORDS_AND_CJK_RUNS.split(text):
+        if _is_speaker_word(piece, words):
+            after_name = True
+            continue
+        if after_name and piece.startswith(_POSSESSIVE):
+            piece = piece[len(_POSSESSIVE) :]
+        after_name = after_name and not piece.strip()
+        kept.append(piece)
     for form in _said_forms(text, speakers):  # Chinese names are not set apart by spaces
-        kept = [piece.replace(form, "") for piece in kept]
+        kept = [piece.replace(form + _POSSESSIVE, "").replace(form, "") for piece in kept]
     rest = " ".join("".join(kept).split())
     return rest if tokens(rest) else text
 
