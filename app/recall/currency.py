@@ -23,14 +23,12 @@ import re
 from collections.abc import Sequence
 from datetime import datetime
 
-from app.domain.model import NodeType
 from app.domain.text import tokens
-from app.recall.fusion import Card
+from app.recall.fusion import STATEMENT_TYPES, Card
 from app.recall.query import State
 
 # Cards compared (the leading ones only: ordering never brings a card in from further down).
 LEADING = 10
-_STATEMENT_TYPES = frozenset({NodeType.DIALOGUE.value, NodeType.KNOWLEDGE.value, NodeType.EXPERIENCE.value})
 # When a statement was made: a turn's time, a fact's start, an event's time.
 _SAID_AT = ("timestamp", "valid_from", "event_time")
 
@@ -89,7 +87,7 @@ def _same_thing(a: frozenset[str], b: frozenset[str], query: frozenset[str], new
 
 
 def _said_at(card: Card) -> datetime | None:
-    if card.type not in _STATEMENT_TYPES or card.flags.get("inferred"):
+    if card.type not in STATEMENT_TYPES or card.flags.get("inferred"):
         return None
     for key in _SAID_AT:
         if key in card.times:
