@@ -63,7 +63,7 @@ from app.recall.request import RecallObserver, RecallRequest, RecallResult, Spre
 from app.stores.graph import GraphStore
 from app.stores.queries.recall_queries import HotRow, HotSeed, RecallQueries
 from app.stores.vectors import VectorStore
-from app.stores.vectors.base import CONTEXT_PASSAGE, PASSAGE_KEY, VectorHit
+from app.stores.vectors.base import CONTEXT_PASSAGE, PASSAGE_KEY, strongest_per_node
 
 # Not valid namespace names (they have spaces), so the warm-up can never read real data. Names are
 # 1-64 characters: two size buckets (see parameters.ENTITY_KEYS_SIZE), one warm-up each.
@@ -329,11 +329,8 @@ class Recall:
             # A Chinese query's English words (app/recall/glossary.py) by MiniLM, for English memories:
             # e5 of the Chinese text alone finds mostly the Chinese ones.
             vectors += pair.embed_english_queries([glossary().render(text)])
-        best: dict[str, VectorHit] = {}  # each node's best hit of the searches
-        for hit in chain.from_iterable(self.vectors.search_many(namespace, vectors, limit=self.spreading.cold_limit)):
-            if hit.node_id not in best or hit.score > best[hit.node_id].score:
-                best[hit.node_id] = hit
-        hits = sorted(best.values(), key=lambda hit: -hit.score)[: self.spreading.cold_limit]
+        searches = self.vectors.search_many(namespace, vectors, limit=self.spreading.cold_limit)
+        hits = strongest_per_node(chain.from_iterable(searches))[: self.spreading.cold_limit]
         # Only the order counts: fusion turns these cosines into rank scores.
         scores = {hit.node_id: max(0.0, hit.score) for hit in hits} if any(hit.score > 0 for hit in hits) else {}
         passages = {

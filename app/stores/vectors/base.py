@@ -315,10 +315,21 @@ def mismatch(location: str, stored: str, identity: EmbeddingIdentity, previous: 
 def best_per_node(hits: Sequence[VectorHit]) -> list[VectorHit]:
     """The best hit of each node, best first: a node's passages count once, by their best score,
     passages after the first less `PASSAGE_DISCOUNT` (not a turn's context point)."""
+    return strongest_per_node(_discounted(hit) for hit in hits)
+
+
+def _discounted(hit: VectorHit) -> VectorHit:
+    """A passage's hit less `PASSAGE_DISCOUNT`; a node's own vector (and a context point) as it is."""
+    if hit.payload.get(PASSAGE_KEY, 0) > 0:
+        return VectorHit(hit.node_id, hit.score - PASSAGE_DISCOUNT, hit.payload)
+    return hit
+
+
+def strongest_per_node(hits: Iterable[VectorHit]) -> list[VectorHit]:
+    """Each node's highest-scoring hit, best first, the scores taken as they are (so the results of
+    several searches, each already `best_per_node`, merge without discounting a passage twice)."""
     best: dict[str, VectorHit] = {}
     for hit in hits:
-        if hit.payload.get(PASSAGE_KEY, 0) > 0:
-            hit = VectorHit(hit.node_id, hit.score - PASSAGE_DISCOUNT, hit.payload)
         if hit.node_id not in best or hit.score > best[hit.node_id].score:
             best[hit.node_id] = hit
     return sorted(best.values(), key=lambda hit: -hit.score)
