@@ -53,6 +53,10 @@ PASSAGE_KEY = "passage"
 # asks again for this many times more hits. A search meeting no passage is the engine's own query,
 # unchanged; a node scored by a discounted passage near the limit may rank slightly off.
 REFETCH = 4
+# The first search asks for this many times `limit` hits: an HNSW search's cost is set by the
+# candidates it explores (Qdrant Edge's ef, 512), hardly by the hits it returns, while a second search
+# costs a whole one (on the 100k recall benchmark, 84 of 300 queries searched twice with 1).
+FIRST_FETCH = 2
 # Subtracted from the cosine of a passage after a node's first: a long text has many passages, and
 # the best of many scores is a chance match more often than one text's single score is
 # (docs/benchmarks.md: a long pasted document displaced a short answer turn through one passage).
@@ -200,7 +204,7 @@ class VectorStore(ABC):
         `passages`: the vectors are stored texts' (neighbours of new nodes), not queries' (which
         calibration of e5's cosines applies, in a store of pairs)."""
         results: list[list[VectorHit]] = [[] for _ in vectors]
-        pending, fetch = list(range(len(vectors))), limit
+        pending, fetch = list(range(len(vectors))), FIRST_FETCH * limit
         while pending:
             found = self._search_batch(namespace, [vectors[i] for i in pending], fetch, match, passages)
             short = []
