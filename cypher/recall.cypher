@@ -166,29 +166,29 @@ RETURN rows, expanded, size(level0) AS seeds
             ended_at: toString(n.ended_at), created_at: toString(n.created_at)}
 
 // name: speakers
-// Which of the query's name keys ($keys, padded with $no_match) name a speaker of the namespace: a
-// Person some turn references as its speaker. The recall weighs their names down in the full-text
-// query and leaves them out of the embedded one (app/recall/query.py, `dense_query`). The EXISTS
-// stops at the first such turn.
+// The name keys of the namespace's speakers: each Person some turn references. The recall weighs
+// their names down in the full-text query and leaves them out of the embedded one
+// (app/recall/query.py, `dense_query`), and matches the short forms of Chinese ones itself (晓雯 for
+// 林晓雯: app/extract/names.cjk_name_forms). Read once per namespace every few seconds
+// (app/recall/service.py), at most $limit + 1 of them (more than $limit: the caller seeks the query's
+// own keys instead, with `speakers_named`). The EXISTS stops at the first such turn.
+CYPHER replan=skip
+MATCH (p:Memory)
+USING INDEX p:Memory(namespace, name_key)
+WHERE p.namespace = $namespace AND p.name_key IS NOT NULL AND p:Person
+  AND EXISTS { MATCH (p)<-[:REFERENCE]-(:Dialogue) }
+WITH DISTINCT p.name_key AS key LIMIT $limit + 1
+RETURN collect(key) AS speakers
+
+// name: speakers_named
+// Which of the query's name keys ($keys, padded with $no_match) name a speaker of the namespace, for
+// a namespace with more speakers than `speakers` reads.
 CYPHER replan=skip
 MATCH (p:Memory)
 USING INDEX p:Memory(namespace, name_key)
 WHERE p.namespace = $namespace AND p.name_key IN $keys AND p:Person
   AND EXISTS { MATCH (p)<-[:REFERENCE]-(:Dialogue) }
 RETURN collect(DISTINCT p.name_key) AS speakers
-
-// name: chinese_speakers
-// The name keys of the namespace's speakers written in Chinese characters (a Person some turn
-// references, its key of 2-4 Han characters): a query calls them by a short form (晓雯 for 林晓雯) that
-// no key of the query's equals, so the recall matches the forms itself
-// (app/extract/names.cjk_name_forms); cached per namespace for a minute (app/recall/service.py).
-CYPHER replan=skip
-MATCH (p:Memory)
-USING INDEX p:Memory(namespace, name_key)
-WHERE p.namespace = $namespace AND p.name_key >= $first_han AND p.name_key < $after_han AND p:Person
-  AND size(p.name_key) >= 2 AND size(p.name_key) <= 4
-  AND EXISTS { MATCH (p)<-[:REFERENCE]-(:Dialogue) }
-RETURN collect(DISTINCT p.name_key)[..$limit] AS speakers
 
 // name: cards
 // The cards of the given nodes (the cold path's hits; the hot query returns its own).

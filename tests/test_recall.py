@@ -8,6 +8,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from app.domain.text import estimate_tokens
+from app.recall import service as recall_service
+from app.recall.query import parse_query
 
 START = datetime(2024, 5, 6, 9, tzinfo=UTC)  # a Monday
 
@@ -108,6 +110,27 @@ def test_a_chinese_speaker_called_by_the_given_name_is_a_named_speaker(api, work
     card = next(card for card in sent if card["source_turn_ids"] == ["s1:21"])
     assert card["explain"]["named_subject"] == 2.5
     assert _recall(api, namespace, "思远去哪里了？")["stats"]["speakers"] == ["陈思远"]
+
+
+def test_a_namespace_with_more_speakers_than_are_kept_seeks_the_querys_names(  # type: ignore[no-untyped-def]
+    api, worker, runtime, namespace, monkeypatch
+) -> None:
+    """A recall reads a namespace's speakers once every few seconds, at most SPEAKERS_LIMIT of them;
+    past that it seeks the query's own name keys (`recall.speakers_named`), so every speaker is found.
+    (Checked on `_speakers` itself: the recall's `stats.speakers` also gains the speakers of the
+    cards found, whatever the read said.)"""
+    monkeypatch.setattr(recall_service, "SPEAKERS_LIMIT", 1)
+    speakers = ["Caroline", "Melanie", "Bob"]
+    _ingest(api, namespace, [_turn("s1", i, speaker, f"Hello from {speaker}, number {i}.", START + timedelta(minutes=i))
+                             for i, speaker in enumerate(speakers)])  # fmt: skip
+    recall = runtime.recall
+
+    def named(query: str) -> tuple[str, ...]:
+        return recall._speakers(namespace, parse_query(query, START, recall.vocabulary, recall.categories))
+
+    for speaker in speakers:
+        assert named(f"What did {speaker} say to Dave?") == (speaker.lower(),)
+    assert named("What did Dave say?") == ()
 
 
 def test_a_named_speakers_answer_beside_the_matching_turn_is_recalled(api, worker, namespace) -> None:

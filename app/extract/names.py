@@ -58,12 +58,17 @@ _COMPOUND_SURNAMES = frozenset((
 # fmt: on
 
 
+def is_chinese_name_key(key: str) -> bool:
+    """Whether a name key is a Chinese name (2-4 Han characters), which friends call by short forms."""
+    return bool(_CJK_NAME.fullmatch(key))
+
+
 def cjk_name_forms(key: str) -> tuple[str, ...]:
     """How friends call a person with this Chinese name key, the key first: 林晓雯 is also 晓雯 (the
     given name alone, as questions and friends say it), 小雯, 阿雯, 雯雯, 老林, 小林; 王磊 is also
     磊哥, 磊姐, 小磊, 阿磊, 磊磊, 老王, 小王. Only forms of two characters or more (a single character
     is part of too many words). Any other key (Latin letters, longer or shorter names) is itself only."""
-    if not _CJK_NAME.fullmatch(key):
+    if not is_chinese_name_key(key):
         return (key,)
     if len(set(key)) == 1:  # 豆豆 is a nickname already
         return (key,)

@@ -9,7 +9,7 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent import futures
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from itertools import chain
 from typing import Any
@@ -24,7 +24,7 @@ from app.domain.turns import dialogue_id
 from app.domain.vector_pair import is_english
 from app.embedding.encoder import Embedder
 from app.embedding.pair import PairedEmbedder
-from app.extract.names import cjk_name_forms
+from app.extract.names import cjk_name_forms, is_chinese_name_key
 from app.memory.activity import AccessLog
 from app.memory.hot_window import HotWindow
 from app.memory.learning import HebbianLearning
@@ -68,10 +68,12 @@ from app.stores.vectors.base import CONTEXT_PASSAGE, PASSAGE_KEY, strongest_per_
 # Not valid namespace names (they have spaces), so the warm-up can never read real data. Names are
 # 1-64 characters: two size buckets (see parameters.ENTITY_KEYS_SIZE), one warm-up each.
 WARM_UP_NAMESPACES = ("warm up", "warm up the longer names")
-# The Chinese speakers of a namespace (`recall.chinese_speakers`): how long a read is used, how many
-# are read. A speaker new since the read is still found by its full name.
-CHINESE_SPEAKERS_TTL_S = 60.0
-CHINESE_SPEAKERS_LIMIT = 1000
+# The speakers of a namespace (`recall.speakers`): how long a read is used, and how many are kept (a
+# namespace with more has the query's own keys sought on every recall, `recall.speakers_named`).
+# Read on every recall, the seek was a round trip before both paths (~1.5 ms of p50 at 100k nodes,
+# scripts/bench_recall.py). A speaker new since the read is weighed as a speaker that much later.
+SPEAKERS_TTL_S = 10.0
+SPEAKERS_LIMIT = 1000
 # Whether a namespace holds memories of another language than English (`VectorStore.reads_other_languages`):
 # how long a read is used. Read before both paths of every English query, it cost ~6 ms of recall p50
 # at 100k nodes (a round trip to the vector process, behind its searches; scripts/bench_recall.py). A
@@ -109,8 +111,7 @@ class Recall:
         self.categories = CategoryVocabulary.load()
         # The cold path runs beside the hot one; a small shared pool (2 cores here).
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="recall-cold")
-        # A query calls a Chinese speaker by a short form (晓雯 for 林晓雯) that no key of it equals.
-        self._chinese_speakers = NamespaceReads(self._read_chinese_speakers, CHINESE_SPEAKERS_TTL_S)
+        self._namespace_speakers = NamespaceReads(self._read_speakers, SPEAKERS_TTL_S)
         self._other_languages = NamespaceReads(self.vectors.reads_other_languages, OTHER_LANGUAGES_TTL_S)
 
     def close(self) -> None:
@@ -123,8 +124,8 @@ class Recall:
         one plan per namespace-name bucket)."""
         parsed = parse_query("what did I do last week", datetime.now(UTC), self.vocabulary, self.categories)
         for namespace in WARM_UP_NAMESPACES:
-            self._speakers(namespace, parsed)
-            self._read_chinese_speakers(namespace)
+            self._read_speakers(namespace)
+            self._speakers_named(namespace, parsed)
             self._graph_seeds_and_spread(namespace, parsed, [])
             self._cards(namespace, [])
             self._replies(namespace, [])
@@ -294,25 +295,34 @@ class Recall:
         return record
 
     def _speakers(self, namespace: str, parsed: ParsedQuery) -> tuple[str, ...]:
-        """The name keys of the namespace's speakers that the query names (one index seek)."""
-        [record] = self.queries.speakers(
+        """The name keys of the namespace's speakers that the query names: by a key of its own, or, for
+        a Chinese speaker, by a short form (晓雯 for 林晓雯) that no key of the query equals."""
+        speakers = self._namespace_speakers.get(namespace)
+        if speakers.complete:
+            found = {key for key in parsed.entity_keys if key in speakers.keys}
+        else:
+            found = self._speakers_named(namespace, parsed)
+        if CJK_RUN.search(parsed.text):
+            said = parsed.text
+            found |= {key for key in speakers.chinese if any(form in said for form in cjk_name_forms(key))}
+        return tuple(sorted(found))
+
+    def _read_speakers(self, namespace: str) -> Speakers:
+        [record] = self.queries.speakers(namespace=namespace, limit=SPEAKERS_LIMIT)
+        keys = record["speakers"]
+        return Speakers(
+            keys=frozenset(keys[:SPEAKERS_LIMIT]),
+            chinese=tuple(key for key in keys[:SPEAKERS_LIMIT] if is_chinese_name_key(key)),
+            complete=len(keys) <= SPEAKERS_LIMIT,
+        )
+
+    def _speakers_named(self, namespace: str, parsed: ParsedQuery) -> set[str]:
+        """The query's keys that name a speaker, sought one by one (a namespace of many speakers)."""
+        [record] = self.queries.speakers_named(
             namespace=namespace,
             keys=fixed_size(parsed.entity_keys, ENTITY_KEYS_SIZE, NO_MATCH),
         )
-        found = set(record["speakers"])
-        if CJK_RUN.search(parsed.text):
-            said, speakers = parsed.text, self._chinese_speakers.get(namespace)
-            found |= {key for key in speakers if any(form in said for form in cjk_name_forms(key))}
-        return tuple(sorted(found))
-
-    def _read_chinese_speakers(self, namespace: str) -> tuple[str, ...]:
-        [record] = self.queries.chinese_speakers(
-            namespace=namespace,
-            first_han="\u3400",
-            after_han="\ua000",
-            limit=CHINESE_SPEAKERS_LIMIT,
-        )
-        return tuple(record["speakers"])
+        return set(record["speakers"])
 
     # -- cold path ---------------------------------------------------------------------------
 
@@ -479,6 +489,16 @@ class Recall:
         if ids:
             self.accesses.record(namespace, ids)
             self.learning.record(namespace, ids[: self.spreading.co_activate_top])
+
+
+@dataclass(frozen=True)
+class Speakers:
+    """A namespace's speakers as `recall.speakers` read them: their name keys, the Chinese ones among
+    them, and whether that is all of them."""
+
+    keys: frozenset[str]
+    chinese: tuple[str, ...]
+    complete: bool
 
 
 def _no_cold_hits(namespace: str, parsed: ParsedQuery, other_languages: bool) -> ColdHits:

@@ -172,16 +172,11 @@ class RecallQueries(Queries):
             ),
         )
 
-    def speakers(self, *, namespace: str, keys: list[str]) -> list[SpeakersRow]:
-        return cast("list[SpeakersRow]", self._read("recall.speakers", namespace=namespace, keys=keys))
+    def speakers(self, *, namespace: str, limit: int) -> list[SpeakersRow]:
+        return cast("list[SpeakersRow]", self._read("recall.speakers", namespace=namespace, limit=limit))
 
-    def chinese_speakers(self, *, namespace: str, first_han: str, after_han: str, limit: int) -> list[SpeakersRow]:
-        return cast(
-            "list[SpeakersRow]",
-            self._read(
-                "recall.chinese_speakers", namespace=namespace, first_han=first_han, after_han=after_han, limit=limit
-            ),
-        )
+    def speakers_named(self, *, namespace: str, keys: list[str]) -> list[SpeakersRow]:
+        return cast("list[SpeakersRow]", self._read("recall.speakers_named", namespace=namespace, keys=keys))
 
     def cards(self, *, namespace: str, ids: list[str]) -> list[CardsRow]:
         return cast("list[CardsRow]", self._read("recall.cards", namespace=namespace, ids=ids))
