@@ -12,14 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pytest
 
-from app.embedding.encoder import (
-    Embedder,
-    EmbeddingModelError,
-    OnnxEncoder,
-    batch_bounds,
-    resolve_model_path,
-    rows_per_batch,
-)
+from app.embedding.encoder import Embedder, EmbeddingModelError, batch_bounds, resolve_model_path
 from app.embedding.onnx_export import ensure_exported, export_folder
 from app.settings import PACKAGED_MINILM, Settings
 
@@ -110,27 +103,6 @@ def test_batches_hold_at_most_their_rows_and_padded_tokens() -> None:
     # The batch's width is its last (longest) text: 6 x 10 = 60 fits, a 7th of 100 would make 700.
     assert list(batch_bounds([10] * 6 + [100], 64, 600)) == [(0, 6), (6, 7)]
     assert list(batch_bounds([], 64, 4096)) == []
-
-
-def test_a_few_texts_are_split_so_that_every_worker_has_a_batch() -> None:
-    assert rows_per_batch(500, 2) == 64
-    assert rows_per_batch(100, 2) == 50
-    assert rows_per_batch(30, 2) == 15
-    assert rows_per_batch(30, 4) == 8
-    assert rows_per_batch(10, 2) == 8
-    assert rows_per_batch(1, 2) == 8
-    assert rows_per_batch(100, 1) == 64
-
-
-def test_batches_side_by_side_embed_what_one_thread_embeds(exact_embedder: Embedder) -> None:
-    """fp32 vectors do not depend on their batch, so running the batches on two threads must give
-    exactly what running them one after the other gives."""
-    texts = [f"turn {i}: " + "we talked about the trip to Lisbon " * (i % 7 + 1) for i in range(40)]
-    texts.append("我养了只猫叫豆豆")
-    serial = OnnxEncoder(exact_embedder.encoder.exported, threads=1)
-    side_by_side = OnnxEncoder(exact_embedder.encoder.exported, threads=2)
-    assert side_by_side.workers == 2
-    assert np.allclose(serial.encode(texts), side_by_side.encode(texts), atol=1e-6)
 
 
 def test_export_is_cached_and_redone_for_a_changed_model(tmp_path: Path) -> None:

@@ -7,9 +7,7 @@ explains why and checks the export against sentence-transformers).
 from __future__ import annotations
 
 import functools
-import os
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -27,8 +25,6 @@ __all__ = ["Embedder", "EmbeddingIdentity", "EmbeddingModelError", "OnnxEncoder"
 # padded tokens: short chat turns go 64 at a time (~30 % faster than 16), long texts 16 at a time
 # (larger batches of long texts ran slower). Measured with the int8 export on 2 cores.
 MAX_BATCH_ROWS = 64
-# A batch split to keep every worker busy (`OnnxEncoder.encode`) keeps at least this many texts.
-MIN_BATCH_ROWS = 8
 BATCH_TOKENS = 4096
 # Models trained on English text only: their vectors of Chinese text are near chance (LoCoMo dev in
 # Chinese, dense R@10 0.077 with all-MiniLM-L6-v2 against 0.595 for BM25; docs/benchmarks.md, "Chinese").
@@ -66,19 +62,11 @@ class OnnxEncoder:
         special = self.tokenizer.post_processor.num_special_tokens_to_add(False) if self.tokenizer.post_processor else 0
         self.window = exported.max_seq_length - special
         options = ort.SessionOptions()
-        # One thread per run; the cores are used by running batches side by side (`encode`). A short
-        # query split over two threads cost more CPU than it saved time (e5: 4.1 ms and 5.0 ms of CPU
-        # on two threads, 2.8 and 2.8 on one), CPU that Neo4j needs for the hot path running beside
-        # it; batches side by side embed as fast as each on two threads (e5 264 vs 268 Chinese turns
-        # a second, MiniLM 599 vs 563 English ones; /tmp probes of session 39, docs/benchmarks.md).
-        options.intra_op_num_threads = 1
+        options.intra_op_num_threads = threads  # 0 = one per physical core
+        # No busy-waiting between operators: on 2 cores a spinning thread steals the CPU that
+        # Neo4j needs for the hot path running beside the query embedding.
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.session = ort.InferenceSession(str(exported.onnx_path), options, providers=["CPUExecutionProvider"])
-        # Sessions are thread-safe: each run executes on its calling thread.
-        self.workers = threads or _usable_cores()
-        self._side_by_side = (
-            ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="onnx") if self.workers > 1 else None
-        )
 
     @functools.cached_property
     def counter(self) -> Tokenizer:
@@ -100,14 +88,11 @@ class OnnxEncoder:
         return [len(self.counter.encode(text, add_special_tokens=False).ids) for text in self._prepared(texts)]
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
-        """Unit vectors, one row per text, in order; batches run side by side on `workers` threads."""
+        """Unit vectors, one row per text, in order. ONNX Runtime sessions are thread-safe."""
         encodings = self.tokenizer.encode_batch(self._prepared(texts))
         vectors = np.zeros((len(texts), self.exported.dimension), dtype=np.float32)
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
-        rows = rows_per_batch(len(texts), self.workers)
-        bounds = list(batch_bounds([len(encodings[i].ids) for i in order], rows, BATCH_TOKENS))
-
-        def run(start: int, end: int) -> None:
+        for start, end in batch_bounds([len(encodings[i].ids) for i in order], MAX_BATCH_ROWS, BATCH_TOKENS):
             rows = order[start:end]
             width = len(encodings[rows[-1]].ids)
             ids = np.zeros((len(rows), width), dtype=np.int64)
@@ -121,26 +106,8 @@ class OnnxEncoder:
             inputs = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
             hidden = self.session.run(None, {name: inputs[name] for name in self.exported.input_names})[0]
             vectors[rows] = _pool(hidden, mask, self.exported.pooling)
-
-        if self._side_by_side is None or len(bounds) == 1:
-            for start, end in bounds:
-                run(start, end)
-        else:
-            for done in [self._side_by_side.submit(run, start, end) for start, end in bounds]:
-                done.result()
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return vectors / np.clip(norms, 1e-12, None)
-
-
-def _usable_cores() -> int:
-    """The cores this process may run on (at most 4: more batches side by side gained nothing)."""
-    return max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
-
-
-def rows_per_batch(texts: int, workers: int) -> int:
-    """At most MAX_BATCH_ROWS texts a batch, fewer so that every worker gets a batch, but never fewer
-    than MIN_BATCH_ROWS (smaller batches run slower per text)."""
-    return max(MIN_BATCH_ROWS, min(MAX_BATCH_ROWS, -(-texts // workers)))
 
 
 def batch_bounds(sorted_lengths: Sequence[int], max_rows: int, max_tokens: int) -> Iterator[tuple[int, int]]:

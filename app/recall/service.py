@@ -80,6 +80,10 @@ SPEAKERS_LIMIT = 1000
 # Chinese memory new since the read is found by an English query's full text and e5 vector that much
 # later (its own words and the graph find it at once).
 OTHER_LANGUAGES_TTL_S = 10.0
+# The cold path's first vector search asks for this many times its hits: a turn's context and
+# sentence points crowd them (84 of 300 queries of the 100k recall benchmark searched twice with 1),
+# and an HNSW search's cost is set by the candidates it explores (ef 256), hardly by the hits it returns.
+COLD_FIRST_FETCH = 2
 # The cold path's vector scores, the cards of its hits, and the sentence point each turn was found by.
 ColdHits = tuple[dict[str, float], list[dict[str, Any]], dict[str, int]]
 
@@ -339,8 +343,9 @@ class Recall:
             # A Chinese query's English words (app/recall/glossary.py) by MiniLM, for English memories:
             # e5 of the Chinese text alone finds mostly the Chinese ones.
             vectors += pair.embed_english_queries([glossary().render(text)])
-        searches = self.vectors.search_many(namespace, vectors, limit=self.spreading.cold_limit)
-        hits = strongest_per_node(chain.from_iterable(searches))[: self.spreading.cold_limit]
+        limit = self.spreading.cold_limit
+        searches = self.vectors.search_many(namespace, vectors, limit=limit, first_fetch=COLD_FIRST_FETCH * limit)
+        hits = strongest_per_node(chain.from_iterable(searches))[:limit]
         # Only the order counts: fusion turns these cosines into rank scores.
         scores = {hit.node_id: max(0.0, hit.score) for hit in hits} if any(hit.score > 0 for hit in hits) else {}
         passages = {

@@ -53,10 +53,6 @@ PASSAGE_KEY = "passage"
 # asks again for this many times more hits. A search meeting no passage is the engine's own query,
 # unchanged; a node scored by a discounted passage near the limit may rank slightly off.
 REFETCH = 4
-# The first search asks for this many times `limit` hits: an HNSW search's cost is set by the
-# candidates it explores (Qdrant Edge's ef, 512), hardly by the hits it returns, while a second search
-# costs a whole one (on the 100k recall benchmark, 84 of 300 queries searched twice with 1).
-FIRST_FETCH = 2
 # Subtracted from the cosine of a passage after a node's first: a long text has many passages, and
 # the best of many scores is a chance match more often than one text's single score is
 # (docs/benchmarks.md: a long pasted document displaced a short answer turn through one passage).
@@ -197,14 +193,17 @@ class VectorStore(ABC):
         match: PayloadMatch | None = None,
         context: bool = True,
         passages: bool = False,
+        first_fetch: int | None = None,
     ) -> list[list[VectorHit]]:
         """The `limit` best nodes of each vector (a node scored by its best passage), in order, from
         one call to the engine (the write path searches the neighbours of a whole batch at once).
         Without `context` the turns' context points are left out (what a node says on its own).
         `passages`: the vectors are stored texts' (neighbours of new nodes), not queries' (which
-        calibration of e5's cosines applies, in a store of pairs)."""
+        calibration of e5's cosines applies, in a store of pairs). `first_fetch`: hits asked of the
+        engine at first (default `limit`; more where passages often crowd the hits, as a second search
+        costs a whole one)."""
         results: list[list[VectorHit]] = [[] for _ in vectors]
-        pending, fetch = list(range(len(vectors))), FIRST_FETCH * limit
+        pending, fetch = list(range(len(vectors))), max(limit, first_fetch or limit)
         while pending:
             found = self._search_batch(namespace, [vectors[i] for i in pending], fetch, match, passages)
             short = []
