@@ -10,6 +10,7 @@ import pytest
 from app.domain.text import estimate_tokens
 from app.recall import service as recall_service
 from app.recall.query import parse_query
+from tests.query_plans import explained
 
 START = datetime(2024, 5, 6, 9, tzinfo=UTC)  # a Monday
 
@@ -131,6 +132,16 @@ def test_a_namespace_with_more_speakers_than_are_kept_seeks_the_querys_names(  #
     for speaker in speakers:
         assert named(f"What did {speaker} say to Dave?") == (speaker.lower(),)
     assert named("What did Dave say?") == ()
+
+
+def test_the_speakers_read_seeks_its_own_namespace(runtime) -> None:  # type: ignore[no-untyped-def]
+    """`recall.speakers` reads one namespace's name keys through the (namespace, name_key) index: a
+    seek on the namespace, never a scan of every namespace's entries."""
+    found = explained(runtime, "recall.speakers", namespace="x", limit=1000)
+    names = [name for name, _ in found]
+    seeks = [details for name, details in found if name == "NodeIndexSeek"]
+    assert len(seeks) == 1 and "namespace" in seeks[0] and "name_key" in seeks[0], found
+    assert not {"NodeIndexScan", "NodeByLabelScan", "AllNodesScan"} & set(names), names
 
 
 def test_a_named_speakers_answer_beside_the_matching_turn_is_recalled(api, worker, namespace) -> None:
