@@ -244,6 +244,19 @@ CHINESE = [
     # going to take part in something is no trip
     ("上周我去参加了一个骄傲游行。", []),
     ("我去的是海边", []),
+    # a question word inside a statement asks nothing: an embedded question, or a clause ending in 。
+    ("这让我想起了为什么我喜欢当妈妈。", [("Bob", "likes", "当妈妈")]),
+    ("我不知道他去了哪里，但我住在北京", [("Bob", "lives_in", "北京")]),
+    ("你住在哪里。我住在上海", [("Bob", "lives_in", "上海")]),
+    ("我住在哪里呢", []),  # no end of a statement: the clause asks
+    # a liked pronoun or demonstrative is a clause or a reference, not a thing liked (as "I love
+    # that/it/you" in English); an owner is kept
+    ("我喜欢它展现出你刚才说的那种团结和力量", []),
+    ("我很喜欢你用它来讲述自己的故事。", []),
+    ("我喜欢这个", []),
+    ("我喜欢你的画", [("Bob", "likes", "你的画")]),
+    ("我喜欢他们的音乐", [("Bob", "likes", "他们的音乐")]),
+    ("我喜欢我的工作", [("Bob", "likes", "我的工作")]),
 ]
 
 
