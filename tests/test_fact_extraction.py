@@ -257,6 +257,17 @@ CHINESE = [
     ("我喜欢你的画", [("Bob", "likes", "你的画")]),
     ("我喜欢他们的音乐", [("Bob", "likes", "他们的音乐")]),
     ("我喜欢我的工作", [("Bob", "likes", "我的工作")]),
+    # 在 marking what one is busy doing is no workplace; a field is none either
+    ("我在考虑和跨性别者一起工作", []),
+    ("我还在了解咨询和心理健康方面的工作。", []),
+    ("我在找工作", []),
+    ("我在研究所工作", [("Bob", "works_at", "研究所")]),
+    # 时 after a value is "when"; going to ride is no trip; an event keeps no measure word
+    ("最近我去徒步时有过一次不太愉快的经历。", [("Bob", "trip_to", "徒步")]),
+    ("我去澳门时买了很多东西", [("Bob", "trip_to", "澳门")]),
+    ("我去时代广场了", [("Bob", "trip_to", "时代广场")]),
+    ("我们去骑了车", []),
+    ("我上周五去了一场诗歌朗读会", [("Bob", "trip_to", "诗歌朗读会")]),
 ]
 
 
