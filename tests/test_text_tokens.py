@@ -32,7 +32,19 @@ def test_chinese_question_words_particles_and_filler_are_cut_out() -> None:
     assert tokens("赵敏的英语水平大概怎么样？") == ["赵敏", "英语", "语水", "水平"]
 
 
+def test_chinese_third_persons_and_the_complement_particle_are_cut_out() -> None:
+    # 他 stands for someone the question names: 让他, 他变 would match any turn about anyone
+    assert tokens("Jon的舞蹈让他变成什么样？") == ["舞蹈", "蹈让", "变成", "jon"]
+    assert tokens("她们和它们") == []
+    # 得 links a verb to its complement, as 的 links a noun
+    assert tokens("Gina的店经营得怎么样？") == ["店经", "经营", "gina"]
+
+
 def test_chinese_stop_words_leave_the_words_they_hide_in() -> None:
+    assert tokens("他弹吉他弹得很好") == ["弹吉", "吉他", "他弹", "很好"]
+    assert tokens("其他人都觉得值得") == ["其他", "他人", "人都", "都觉", "觉得", "得值", "值得"]
+    assert tokens("我记得他得到了奖") == ["我记", "记得", "得到", "奖"]
+
     assert tokens("我们去了哪个酒吧？") == ["我们", "们去", "酒吧"]
     assert tokens("我了解你的目的") == ["我了", "了解", "解你", "目的"]
     assert "几乎" in tokens("他几乎每天都跑步")

@@ -3,7 +3,8 @@ scripts, overlapping character bigrams for CJK runs (single characters when a ru
 
 Chinese has no spaces, so its stop words are cut out of a run before the bigrams are made
 (`cjk_pieces`): question words (什么, 哪里, 什么时候, 谁, 为什么, 多少), sentence particles (吗, 呢, 吧),
-the structural particles 的 and 了, polite filler (请问, 告诉我, 你还记得) and hedges (可能, 大概). Left in, they made
+the structural particles 的, 了 and 得, third persons (他, 她, 它: the question names whom they stand for),
+polite filler (请问, 告诉我, 你还记得) and hedges (可能, 大概). Left in, they made
 bigrams of their own ("什么" matched every question in a conversation) and across their edges
 ("么时", "组的")."""
 
@@ -106,6 +107,12 @@ def _longest_first(words: tuple[str, ...]) -> str:
 _CJK_STOP = re.compile(
     f"是?(?:{_longest_first(_CJK_QUESTION_WORDS)})是?|{_longest_first(_CJK_STOP_WORDS)}"
     r"|(?<![目])的(?![确士])|(?<![不得])了(?![解不])|(?<![酒网贴书氧])吧"
+    # 得 after a verb links its complement (经营得怎么样, 跳得很好), as 的 links a noun; not the 得 of
+    # a word (觉得, 记得, 值得, 舍不得; 得到, 得知)
+    r"|(?<![觉记获值懂难舍显使取晓免赢博心总不了只所])得(?![到出分奖知意罪体病救失益])"
+    # a third person stands for someone the question names ("Jon的舞蹈让他变成什么样": 让他 and 他变
+    # match any turn about anyone); not 其他, 吉他, 他人, 其它
+    r"|(?<![其吉利])他(?![人乡])们?|她们?|(?<![其])它们?"
 )
 # Characters that are no content word on their own: a piece of nothing else is dropped ("是从"
 # between 4年前 and 哪里, 在 before a question word).
