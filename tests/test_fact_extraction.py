@@ -268,6 +268,10 @@ CHINESE = [
     ("我去时代广场了", [("Bob", "trip_to", "时代广场")]),
     ("我们去骑了车", []),
     ("我上周五去了一场诗歌朗读会", [("Bob", "trip_to", "诗歌朗读会")]),
+    # a proposal states nothing (as "let's" does not); the 吧 of 酒吧 is no particle
+    ("我们去上一节舞蹈课吧，一定会很好玩！", []),
+    ("我们去北京吧", []),
+    ("我去了酒吧", [("Bob", "trip_to", "酒吧")]),
 ]
 
 
