@@ -38,6 +38,8 @@ def test_chinese_third_persons_and_the_complement_particle_are_cut_out() -> None
     assert tokens("她们和它们") == []
     # 得 links a verb to its complement, as 的 links a noun
     assert tokens("Gina的店经营得怎么样？") == ["店经", "经营", "gina"]
+    # the empty head noun a question asks with
+    assert tokens("Melanie买了哪些东西？") == ["买", "melanie"]
 
 
 def test_chinese_stop_words_leave_the_words_they_hide_in() -> None:

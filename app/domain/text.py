@@ -4,7 +4,7 @@ scripts, overlapping character bigrams for CJK runs (single characters when a ru
 Chinese has no spaces, so its stop words are cut out of a run before the bigrams are made
 (`cjk_pieces`): question words (什么, 哪里, 什么时候, 谁, 为什么, 多少), sentence particles (吗, 呢, 吧),
 the structural particles 的, 了 and 得, third persons (他, 她, 它: the question names whom they stand for),
-polite filler (请问, 告诉我, 你还记得) and hedges (可能, 大概). Left in, they made
+the empty head nouns 东西 and 事情, polite filler (请问, 告诉我, 你还记得) and hedges (可能, 大概). Left in, they made
 bigrams of their own ("什么" matched every question in a conversation) and across their edges
 ("么时", "组的")."""
 
@@ -95,6 +95,9 @@ _CJK_STOP_WORDS = (
     "为了", "除了", "的话", "吗", "呢", "啊", "呀", "嘛", "呗", "哦", "啦",
     # hedges a question adds ("她可能会选择哪些领域", "英语水平大概怎么样"), no topic of its own
     "可能", "大概", "大约",
+    # the empty head noun a question asks with ("Melanie买了哪些东西", "发生了什么事情"): the thing
+    # asked for is not called 东西 where it is said ("我昨天买的这些小摆件")
+    "东西", "事情",
 )
 # fmt: on
 
