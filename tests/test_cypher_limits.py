@@ -218,9 +218,11 @@ def test_the_probe_of_issue_37_is_refused_whatever_the_probe(channel: Limits) ->
 @pytest.mark.parametrize("query", VARIANTS)
 def test_probe_variants_tell_nothing_about_another_namespace(channel: Limits, query: str) -> None:
     """Refused, or the same status and code whether the probe string is in B or nowhere, and the same
-    time within noise (medians of 5 interleaved runs within 100 ms + 50 %). One untimed run first, and
-    the two probes take turns going first: the first run of a query pays for its planning, which had
-    landed on the probe that always went first."""
+    time within noise (the fastest of 5 interleaved runs of each within 100 ms + 50 %: a channel costs
+    every run, the work of the suite's other workers only adds to some; medians failed a clean-clone
+    run whose three slowest runs of one probe met a busy moment, 0.17 s against 0.03). One untimed run
+    first, and the two probes take turns going first: the first run of a query pays for its planning,
+    which had landed on the probe that always went first."""
     present: list[float] = []
     absent: list[float] = []
     outcomes = {_outcome(channel, query, channel.secret)[:2]}
@@ -240,7 +242,7 @@ def test_probe_variants_tell_nothing_about_another_namespace(channel: Limits, qu
     if code == "cypher_refused" or not absent:
         return
     assert status in (200, 422), code
-    fast, slow = sorted((statistics.median(present), statistics.median(absent)))
+    fast, slow = sorted((min(present), min(absent)))
     assert slow - fast < 0.1 + 0.5 * fast, f"present {present}, absent {absent}"
 
 
