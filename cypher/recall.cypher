@@ -40,10 +40,11 @@ CALL () {
   RETURN collect({node: e, score: 1.0}) AS entity_hits
 }
 CALL () {
-  // Facts about an entity the query names, in a slot it names ("What car does Alice drive?").
+  // Facts about an entity the query names, in a slot it names ("What car does Alice drive?");
+  // $subject_keys: not the owner of a relation it names ("What does Alice's sister like?").
   // Without the padding ($no_match): the seek combines every subject with every slot, and Neo4j
   // builds all 64 x 32 pairs of the padded lists first (2 MB of garbage per recall, measured).
-  WITH [key IN $entity_keys WHERE key <> $no_match] AS subjects, [key IN $slot_keys WHERE key <> $no_match] AS slots
+  WITH [key IN $subject_keys WHERE key <> $no_match] AS subjects, [key IN $slot_keys WHERE key <> $no_match] AS slots
   MATCH (k:Memory)
   USING INDEX k:Memory(namespace, subject_key, slot)
   WHERE k.namespace = $namespace AND k.subject_key IN subjects AND k.slot IN slots AND k.activation >= $alive

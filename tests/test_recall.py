@@ -349,6 +349,31 @@ def test_chinese_recall_finds_the_fact(api, worker, namespace) -> None:
     assert "s:0" in items[0]["source_turn_ids"], items
 
 
+RELATION_FACTS = [
+    # The mother's fact is found by its subject key ("caroline's mother": the extraction names "my mom"
+    # so), not by its words (the turn says "mom"); the speaker's own `likes` facts are no answer:
+    # before, they were the seeds and the mother's fact was not.
+    ("Caroline", ["I love hiking.", "I love pottery.", "I love jazz.", "I love baking bread.",
+                  "My mom loves painting."], "What does Caroline's mother like?"),
+    # A Chinese question names the relation with 的; 姐 and 姐姐 are both "sister" to the extraction.
+    ("王伟", ["我喜欢徒步。", "我喜欢陶艺。", "我喜欢爵士乐。", "我喜欢烤面包。", "我姐喜欢画画。"],
+     "王伟的姐姐喜欢什么？"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("speaker", "said", "question"), RELATION_FACTS, ids=["en", "zh"])
+def test_a_question_about_someones_relation_finds_the_relations_facts(  # type: ignore[no-untyped-def]
+    api, worker, namespace, speaker: str, said: list[str], question: str
+) -> None:
+    _ingest(api, namespace, [_turn("s", i, speaker, text, START + timedelta(minutes=i)) for i, text in enumerate(said)])
+    items = _recall(api, namespace, question, top_k=10)["items"]
+    assert items[0]["source_turn_ids"] == [f"s:{len(said) - 1}"] and items[0]["type"] == "Knowledge", items
+    # Seeded as the named subject (entity 1), the owner's facts only as the newest of the slot (0.6).
+    facts = [item for item in items if item["type"] == "Knowledge"]
+    seeded = [item["explain"]["entity"] == 1.0 for item in facts]
+    assert len(facts) >= 3 and seeded == [True] + [False] * (len(facts) - 1), facts
+
+
 CHINESE_SMALL_TALK = ["你最近在忙什么？", "周末你做了什么？", "那是什么时候的事？", "你去哪里玩了？",
                       "谁跟你一起去的？"]  # fmt: skip
 

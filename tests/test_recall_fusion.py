@@ -34,6 +34,7 @@ from app.recall.query import (
     lucene_query,
     only_identifiers,
     parse_query,
+    relation_subjects,
     word_variants,
 )
 
@@ -188,6 +189,54 @@ def test_parse_query_finds_terms_entities_slots_and_window() -> None:
     assert "王伟" in chinese.entity_keys and "trip_to" in chinese.slot_keys
     assert chinese.window == (datetime(2024, 5, 6, tzinfo=UTC), datetime(2024, 5, 13, tzinfo=UTC))
     assert parse_query("hello", NOW, vocabulary).window is None
+
+
+@pytest.mark.parametrize(
+    ("query", "slots"),
+    [
+        ("他家在哪？", ["lives_in"]),  # 家 a word of its own
+        ("Melanie和家人徒步时会做什么？", []),  # 家 inside 家人
+        ("大家都喜欢什么？", ["likes"]),  # inside 大家
+        ("王伟上周去了哪里？", ["trip_to"]),
+        ("Caroline去年做了什么？", []),  # 去 inside 去年
+        ("他开什么车？", ["car"]),
+        ("Jon什么时候开始跳舞？", []),  # 开 inside 开始
+        ("他开车去哪儿？", ["car", "trip_to"]),  # the compound listed
+        ("她几岁了？", ["age"]),
+    ],
+)
+def test_a_one_character_chinese_slot_word_names_its_slot_only_as_a_word(query: str, slots: list[str]) -> None:
+    assert sorted(SlotVocabulary.load().slots(query, ())) == sorted(slots)
+
+
+@pytest.mark.parametrize(
+    ("query", "subjects"),
+    [
+        ("What do Melanie's kids like?", {"melanie's kids": "melanie", "melanie's child": "melanie"}),
+        ("Where does Caroline's mom live?", {"caroline's mother": "caroline"}),  # as the extraction names her
+        ("When is Melanie's daughter's birthday?", {"melanie's daughter": "melanie"}),
+        ("Melanie的孩子们喜欢什么？", {"melanie's child": "melanie"}),
+        ("张伟的妹妹住在哪里？", {"张伟's sister": "张伟"}),
+        # a name of three characters or two: both are tried (nothing marks where the name starts)
+        ("问王小明的姐姐", {"小明's sister": "小明", "王小明's sister": "王小明"}),
+        ("What color is Caroline's car?", {}),  # no relation
+        ("Melanie的狗叫什么？", {}),  # a pet: told as Melanie's own fact too
+        ("Mel和她的孩子们做了什么？", {}),  # a pronoun owns them
+        ("我的妈妈喜欢什么？", {}),
+    ],
+)
+def test_a_relation_of_someone_the_query_names_is_keyed_as_the_extraction_keys_it(
+    query: str, subjects: dict[str, str]
+) -> None:
+    assert relation_subjects(query) == subjects
+
+
+def test_the_owner_of_a_named_relation_is_no_subject_of_the_slot_seeds() -> None:
+    parsed = parse_query("What does Caroline's sister like?", NOW, SlotVocabulary.load())
+    assert {"caroline", "caroline's sister"} <= set(parsed.entity_keys)  # both still seed by name
+    assert "caroline's sister" in parsed.subject_keys and "caroline" not in parsed.subject_keys
+    plain = parse_query("What does Caroline like?", NOW, SlotVocabulary.load())
+    assert plain.subject_keys == plain.entity_keys
 
 
 def test_word_variants_are_the_regular_inflections() -> None:

@@ -3,7 +3,9 @@ names and fact slots it may name, and its time window. Pure functions (tests/tes
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 from itertools import zip_longest
@@ -13,8 +15,10 @@ from typing import Literal
 from app.domain.datafile import read_yaml
 from app.domain.inputs import namespace_term
 from app.domain.text import CJK_RUN, STOP_WORDS, cjk_pieces, tokens
+from app.extract.facts import default_patterns
 from app.extract.names import cjk_name_forms, normalize_name
 from app.recall.glossary import Glossary
+from app.recall.glossary import glossary as shared_glossary
 from app.recall.question_time import question_time
 
 # Words, with their original case kept, for entity n-grams ("Model Y", "New York").
@@ -36,7 +40,9 @@ CATEGORY_WORDS_FILE = Path(__file__).resolve().parents[1] / "data" / "category_w
 @dataclass(frozen=True)
 class SlotVocabulary:
     """Which fact slots a query asks about (app/data/slot_words.yaml): English words by token,
-    Chinese words by substring (Chinese has no word boundaries)."""
+    Chinese words by substring (Chinese has no word boundaries), but a word of one character only
+    where the query's segmentation (`Glossary.segment`) has it as a word: 家 names `lives_in` in
+    他家在哪, not in 家人 or 大家; 去 names `trip_to` in 去哪里, not in 去年."""
 
     by_word: dict[str, tuple[str, ...]]
 
@@ -55,8 +61,11 @@ class SlotVocabulary:
 
     def slots(self, text: str, terms: tuple[str, ...]) -> list[str]:
         found = [slot for term in terms for slot in self.by_word.get(term, ())]
-        found += [slot for word, slots in self.by_word.items() if not word.isascii() and word in text for slot in slots]
-        return found
+        chinese = [(word, slots) for word, slots in self.by_word.items() if not word.isascii() and word in text]
+        if any(len(word) == 1 for word, _ in chinese):
+            words = {word for run in CJK_RUN.findall(text) for word in shared_glossary().segment(run)}
+            chinese = [(word, slots) for word, slots in chinese if len(word) > 1 or word in words]
+        return found + [slot for _, slots in chinese for slot in slots]
 
 
 @dataclass(frozen=True)
@@ -178,6 +187,9 @@ class ParsedQuery:
     # Its words in the other language (app/recall/glossary.py): the English words of its Chinese words
     # with their inflections, the Chinese words of its English ones; for memories in that language.
     glosses: tuple[str, ...] = ()
+    # Whose slot facts the query asks about (`subject_keys`): its entity keys, where it names a
+    # relation of someone ("Caroline's sister") the relation's key instead of its owner's.
+    subject_keys: tuple[str, ...] = ()
 
     def with_speakers(self, keys: tuple[str, ...]) -> ParsedQuery:
         """The query with the name keys of the speakers it names. A Chinese name, which no space sets
@@ -282,6 +294,80 @@ def _entity_keys(text: str) -> list[str]:
     return keys
 
 
+# "Caroline's sister", "Melanie's kids": someone's relation (then "Melanie的孩子们", "张伟的妹妹" below),
+# whose facts the fact extraction keys as "{owner}'s {relation}" ("我妹妹住在北京" by 张伟: "张伟's sister").
+_OWNED_BY_NAME = re.compile(r"(?P<owner>[^\W\d_][\w-]*)['’]s\s+(?P<relation>[^\W\d_]+(?:\s+[^\W\d_]+)?)")
+_LATIN_OWNER = re.compile(r"(?P<owner>[A-Za-z][A-Za-z-]*)\s*的?\s*$")
+_CHINESE_OWNER = re.compile(r"(?P<owner>[\u4e00-\u9fff]{2,3})的$")
+_PRONOUN_END = re.compile(r"[我你您他她它]$")  # 和她的孩子们: a pronoun, no name
+# A pet is told as its owner's fact too ("I have a dog named Luna": Melanie's `pet`), so "Melanie's
+# dog" keeps Melanie's facts.
+_PETS = frozenset({"dog", "cat"})
+
+
+def relation_subjects(text: str) -> dict[str, str]:
+    """The subject keys of the relations of someone the query names, each -> its owner's key, as
+    the fact extraction writes them (`FactPatterns._relation_subject`: the relation word's English
+    name from `relations` in app/data/fact_patterns.yaml, else the word as written; also its
+    singular's): "Melanie's kids" -> "melanie's kids" and "melanie's child"; "张伟的妹妹" -> "张伟's sister". A
+    Chinese owner is a name of 2 or 3 characters before 的 (both are tried: nothing marks where the
+    name starts); a Latin one may go without 的 (Melanie妈妈)."""
+    relations = default_patterns().settings.relations
+    found: dict[str, str] = {}
+
+    def add(owner: str, written: str, word: str) -> None:
+        if relations[word] in _PETS or _PRONOUN_END.search(owner):
+            return
+        owner_key = normalize_name(owner)
+        for relation in (relations.get(written, written), relations[word]):
+            found[f"{owner_key}'s {relation}"] = owner_key
+
+    for m in _OWNED_BY_NAME.finditer(text):
+        words = m["relation"].casefold().split()
+        for written in (" ".join(words), words[0]):
+            if (word := _singular(written, relations)) is not None:
+                add(m["owner"], written, word)
+                break
+    for run in CJK_RUN.finditer(text):
+        at = run.start()
+        while at < run.end():
+            word = next((w for w in _chinese_relations() if text.startswith(w, at)), None)
+            if word is None:
+                at += 1
+                continue
+            before = text[:at]
+            if latin := _LATIN_OWNER.search(before):
+                add(latin["owner"], word, word)
+            elif chinese := _CHINESE_OWNER.search(before):
+                for owner in dict.fromkeys((chinese["owner"][-2:], chinese["owner"])):
+                    add(owner, word, word)
+            at += len(word)
+    return found
+
+
+def _singular(word: str, relations: Mapping[str, str]) -> str | None:
+    """`word` or its singular ("kids" -> "kid", "children" -> "child") when it is a relation word."""
+    for form in (word, word[:-1] if word.endswith("s") else "", "child" if word == "children" else ""):
+        if form and form in relations:
+            return form
+    return None
+
+
+@functools.cache
+def _chinese_relations() -> tuple[str, ...]:
+    """The Chinese relation words of the fact extraction, longest first (姐姐 before 姐)."""
+    words = (word for word in default_patterns().settings.relations if CJK_RUN.fullmatch(word))
+    return tuple(sorted(words, key=len, reverse=True))
+
+
+def subject_keys(entity_keys: tuple[str, ...], relations: Mapping[str, str]) -> tuple[str, ...]:
+    """Whose slot facts the query asks about: its entity keys but the owners of the relations it names
+    (`relations`: subject key -> owner): "What does Caroline's sister like?" asks for the sister's
+    likes, not Caroline's (which, seeded, filled the top ten)."""
+    owners = set(relations.values())
+    return tuple(key for key in entity_keys if key not in owners)
+
+
 def _slot_keys(text: str, terms: tuple[str, ...], vocabulary: SlotVocabulary) -> list[str]:
     """Slots named by the vocabulary, plus the query's own words as slot names (slots are
     snake_case English: "car", "favorite_color"): single words, their singular, adjacent pairs."""
@@ -323,11 +409,14 @@ def parse_query(
     variants = tuple(v for v in _distinct(found, MAX_VARIANTS + len(terms)) if v not in terms)[:MAX_VARIANTS]
     members = categories.members(untimed.lower(), terms) if categories is not None else []
     glosses = _glosses(untimed, glossary, terms, names, {*terms, *variants}) if glossary is not None else ()
+    relations = relation_subjects(text)
+    entity_keys = _distinct([*relations, *_with_bases(_entity_keys(text))], 4 * MAX_TERMS)
     return ParsedQuery(
         text=text,
         terms=terms,
         variants=variants,
-        entity_keys=_distinct(_with_bases(_entity_keys(text)), 4 * MAX_TERMS),
+        entity_keys=entity_keys,
+        subject_keys=subject_keys(entity_keys, relations),
         slot_keys=_distinct(_slot_keys(text, terms, vocabulary), MAX_TERMS),
         window=asked.window,
         aggregate=asks_to_aggregate(text),

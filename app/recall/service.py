@@ -277,6 +277,7 @@ class Recall:
             # Every parameter always has the same type and size bucket (lists of fixed sizes, the
             # Lucene string padded): the plan made by `warm_up` is the one every recall uses.
             entity_keys=fixed_size(parsed.entity_keys, ENTITY_KEYS_SIZE, NO_MATCH),
+            subject_keys=fixed_size(parsed.subject_keys, ENTITY_KEYS_SIZE, NO_MATCH),
             slot_keys=fixed_size(parsed.slot_keys, SLOT_KEYS_SIZE, NO_MATCH),
             no_match=NO_MATCH,
             hot_seeds=fixed_size(hot_seeds, HOT_SEEDS_SIZE, HotSeed(id=NO_MATCH, score=0.0)),
