@@ -22,10 +22,9 @@ sit higher). The maps are monotone: e5's order among pairs of one kind is kept.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Literal
-
-import numpy as np
 
 from app.domain.text import CJK_RUN
 
@@ -52,9 +51,13 @@ def kind_of(query: str, text: str) -> Kind:
 
 
 def _mapped(cosine: float, xs: tuple[float, ...], ys: tuple[float, ...]) -> float:
-    if cosine < xs[0]:
-        return ys[0] + (cosine - xs[0]) * (ys[1] - ys[0]) / (xs[1] - xs[0])
-    return float(np.interp(cosine, xs, ys))
+    """Piecewise linear through the knots (xs increasing), the first segment extended below them, the
+    last value above. In plain Python: `numpy.interp` on one value cost ~10 us, ~1 ms of every
+    recall's e5 hits (80 a search)."""
+    i = max(1, bisect_right(xs, cosine))
+    if i == len(xs):
+        return ys[-1]
+    return ys[i - 1] + (cosine - xs[i - 1]) * (ys[i] - ys[i - 1]) / (xs[i] - xs[i - 1])
 
 
 @dataclass(frozen=True)

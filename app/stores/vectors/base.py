@@ -248,11 +248,12 @@ class VectorStore(ABC):
 
     @staticmethod
     def _hits(points: Iterable[Any]) -> list[VectorHit]:
-        """Scored points of either engine (`.score`, `.payload`) as hits."""
+        """Scored points of either engine (`.score`, `.payload`) as hits. `.payload` is read once a
+        point: Qdrant Edge builds a new dict at each read (three reads were ~0.3 ms a recall)."""
         return [
-            VectorHit(node_id=str(p.payload[NODE_ID_KEY]), score=float(p.score), payload=dict(p.payload))
+            VectorHit(node_id=str(payload[NODE_ID_KEY]), score=float(p.score), payload=dict(payload))
             for p in points
-            if p.payload
+            if (payload := p.payload)
         ]
 
     @abstractmethod
