@@ -259,9 +259,9 @@ def test_edge_optimize_indexes_the_shard_and_search_stays_exact(tmp_path: Path, 
         assert store.optimize() is False  # nothing new: a no-op
 
         # Random vectors in 384 dimensions are the hard case for HNSW (every point nearly equidistant):
-        # at the search's ef (256) it finds 0.92 of the exact ten here (real conversation text: 0.998
-        # of the exact 40, scripts/bench_hnsw_ef.py). A query near a stored point must find that point
-        # first and most of its neighbours.
+        # at the search's ef (128) it finds 0.845 of the exact ten here (ef 256: 0.92; real conversation
+        # text at 128: 0.996 of the exact 40, scripts/bench_hnsw_ef.py). A query near a stored point
+        # must find that point first and most of its neighbours.
         found = 0
         for i in rng.choice(n + 500, size=200, replace=False):  # 200: the share varies little run to run
             q = vectors[i] + rng.normal(scale=0.5 / np.sqrt(dimension), size=dimension)
@@ -269,7 +269,7 @@ def test_edge_optimize_indexes_the_shard_and_search_stays_exact(tmp_path: Path, 
             hits = [h.node_id for h in store.search(namespace, q.tolist(), limit=10)]
             assert hits[0] == exact[0] == f"n{i}"
             found += len(set(hits) & set(exact))
-        assert found >= 0.9 * 200 * 10, found
+        assert found >= 0.8 * 200 * 10, found
         assert isinstance(store.shard, edge.EdgeShard)
     finally:
         store.close()

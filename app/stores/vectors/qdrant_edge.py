@@ -33,12 +33,14 @@ from app.stores.vectors.base import (
 
 _VECTOR_NAME = "dense"
 # Candidates an HNSW search explores (scripts/bench_hnsw_ef.py). On real conversation text (LongMemEval
-# dev's 28k turns) 256 finds 0.998-0.999 of the exact top 40 (512: 0.9997, 128: 0.995). On the 100k recall
-# benchmark, whose texts repeat (clusters of identical vectors), 0.947 (512: 0.976; Qdrant's default
-# 100 missed most true neighbours of some queries). Edge holds the interpreter lock while it searches,
-# so each halving of the work shows in the whole recall: 512 -> 256 took 29.7 -> 26.9 ms at p50.
+# dev's 28k turns) 128 finds 0.996 of the exact top 40 (160: 0.997, 256: 0.999, 512: 0.9997; its worst
+# query 36 of 40). On the 100k recall benchmark, whose texts repeat (clusters of identical vectors),
+# 256 found 0.947 (512: 0.976; Qdrant's default 100 missed most true neighbours of some queries). Edge
+# holds the interpreter lock while it searches, so each halving of the work shows in the whole recall:
+# 512 -> 256 took 29.7 -> 26.9 ms at p50; 256 -> 128 ~1.2 ms less in-process (a search 1.24 -> 0.80 ms).
+# A namespace below the indexing threshold is searched exactly whatever ef is.
 # Segments without an index (below Qdrant's indexing threshold, or before `optimize`) are scanned exactly.
-_SEARCH_EF = 256
+_SEARCH_EF = 128
 # The embedding identity of the shard's vectors, a file of ours beside the engine's in its folder.
 MARKER_FILE = "hippograph-embedding.json"
 
