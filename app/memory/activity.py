@@ -44,11 +44,16 @@ class AccessLog:
         )
 
     def record(self, namespace: str, node_ids: Iterable[str]) -> None:
-        pending, _, _ = self._keys(namespace)
         pipe = self.hot.pipeline(transaction=True)
+        self.queue(pipe, namespace, node_ids)
+        pipe.execute()
+
+    def queue(self, pipe: redis.client.Pipeline, namespace: str, node_ids: Iterable[str]) -> None:
+        """`record`'s writes on the caller's pipeline, which executes them (a recall writes its
+        accesses and co-activations in one round trip)."""
+        pending, _, _ = self._keys(namespace)
         for node_id in set(node_ids):
             pipe.hincrby(pending, node_id, 1)
-        pipe.execute()
 
     def flush(self, namespace: str, now: datetime) -> int:
         """Apply pending accesses; returns the number of nodes updated."""

@@ -45,15 +45,20 @@ class HebbianLearning:
 
     def record(self, namespace: str, node_ids: Iterable[str]) -> int:
         """Count one co-activation for every pair among `node_ids`; returns the number of pairs."""
+        pipe = self.hot.pipeline(transaction=True)
+        pairs = self.queue(pipe, namespace, node_ids)
+        pipe.execute()
+        return pairs
+
+    def queue(self, pipe: redis.client.Pipeline, namespace: str, node_ids: Iterable[str]) -> int:
+        """`record`'s writes on the caller's pipeline, which executes them; returns the number of pairs."""
         pairs = co_activated_pairs(node_ids)
         if not pairs:
             return 0
         totals, dirty, _ = self._keys(namespace)
-        pipe = self.hot.pipeline(transaction=True)
         for pair in pairs:
             pipe.hincrby(totals, pair, 1)
         pipe.sadd(dirty, *pairs)
-        pipe.execute()
         return len(pairs)
 
     def flush(self, namespace: str, now: datetime) -> FlushReport:

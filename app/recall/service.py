@@ -489,12 +489,14 @@ class Recall:
                 card.flags["excerpt"] = True
 
     def _record(self, namespace: str, cards: list[Card]) -> None:
-        """Accesses for every card returned, co-activation among the leading ones (Redis only; the
-        flush job applies them to the nodes that exist by then)."""
+        """Accesses for every card returned, co-activation among the leading ones (Redis only, one
+        round trip; the flush job applies them to the nodes that exist by then)."""
         ids = [card.id for card in cards]
         if ids:
-            self.accesses.record(namespace, ids)
-            self.learning.record(namespace, ids[: self.spreading.co_activate_top])
+            pipe = self.accesses.hot.pipeline(transaction=True)
+            self.accesses.queue(pipe, namespace, ids)
+            self.learning.queue(pipe, namespace, ids[: self.spreading.co_activate_top])
+            pipe.execute()
 
 
 @dataclass(frozen=True)
