@@ -294,7 +294,7 @@ def _entity_keys(text: str) -> list[str]:
     return keys
 
 
-# "Caroline's sister", "Melanie's kids": someone's relation (then "Melanie的孩子们", "张伟的妹妹" below),
+# Someone's relation ("Caroline's sister", "Melanie's kids"; in Chinese "Melanie的孩子们", "张伟的妹妹"),
 # whose facts the fact extraction keys as "{owner}'s {relation}" ("我妹妹住在北京" by 张伟: "张伟's sister").
 _OWNED_BY_NAME = re.compile(r"(?P<owner>[^\W\d_][\w-]*)['’]s\s+(?P<relation>[^\W\d_]+(?:\s+[^\W\d_]+)?)")
 _LATIN_OWNER = re.compile(r"(?P<owner>[A-Za-z][A-Za-z-]*)\s*的?\s*$")
