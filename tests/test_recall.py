@@ -352,10 +352,11 @@ def test_chinese_recall_finds_the_fact(api, worker, namespace) -> None:
 RELATION_FACTS = [
     # The mother's fact is found by its subject key ("caroline's mother": the extraction names "my mom"
     # so), not by its words (the turn says "mom"); the speaker's own `likes` facts are no answer:
-    # before, they were the seeds and the mother's fact was not.
+    # before, they were seeded as named subjects too.
     ("Caroline", ["I love hiking.", "I love pottery.", "I love jazz.", "I love baking bread.",
                   "My mom loves painting."], "What does Caroline's mother like?"),
     # A Chinese question names the relation with 的; 姐 and 姐姐 are both "sister" to the extraction.
+    # Before, no key of the question was the relation's (王伟's own facts were the seeds).
     ("王伟", ["我喜欢徒步。", "我喜欢陶艺。", "我喜欢爵士乐。", "我喜欢烤面包。", "我姐喜欢画画。"],
      "王伟的姐姐喜欢什么？"),
 ]  # fmt: skip
