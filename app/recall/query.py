@@ -328,20 +328,13 @@ def relation_subjects(text: str) -> dict[str, str]:
             if (word := _singular(written, relations)) is not None:
                 add(m["owner"], written, word)
                 break
-    for run in CJK_RUN.finditer(text):
-        at = run.start()
-        while at < run.end():
-            word = next((w for w in _chinese_relations() if text.startswith(w, at)), None)
-            if word is None:
-                at += 1
-                continue
-            before = text[:at]
-            if latin := _LATIN_OWNER.search(before):
-                add(latin["owner"], word, word)
-            elif chinese := _CHINESE_OWNER.search(before):
-                for owner in dict.fromkeys((chinese["owner"][-2:], chinese["owner"])):
-                    add(owner, word, word)
-            at += len(word)
+    for m in _chinese_relations().finditer(text):
+        word, before = m.group(), text[: m.start()]
+        if latin := _LATIN_OWNER.search(before):
+            add(latin["owner"], word, word)
+        elif chinese := _CHINESE_OWNER.search(before):
+            for owner in dict.fromkeys((chinese["owner"][-2:], chinese["owner"])):
+                add(owner, word, word)
     return found
 
 
@@ -354,10 +347,10 @@ def _singular(word: str, relations: Mapping[str, str]) -> str | None:
 
 
 @functools.cache
-def _chinese_relations() -> tuple[str, ...]:
-    """The Chinese relation words of the fact extraction, longest first (姐姐 before 姐)."""
+def _chinese_relations() -> re.Pattern[str]:
+    """The Chinese relation words of the fact extraction, the longest first (姐姐, not 姐 of it)."""
     words = (word for word in default_patterns().settings.relations if CJK_RUN.fullmatch(word))
-    return tuple(sorted(words, key=len, reverse=True))
+    return re.compile("|".join(map(re.escape, sorted(words, key=len, reverse=True))))
 
 
 def subject_keys(entity_keys: tuple[str, ...], relations: Mapping[str, str]) -> tuple[str, ...]:

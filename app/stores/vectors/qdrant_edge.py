@@ -38,7 +38,6 @@ _VECTOR_NAME = "dense"
 # 256 found 0.947 (512: 0.976; Qdrant's default 100 missed most true neighbours of some queries). Edge
 # holds the interpreter lock while it searches, so each halving of the work shows in the whole recall:
 # 512 -> 256 took 29.7 -> 26.9 ms at p50; 256 -> 128 ~1.2 ms less in-process (a search 1.24 -> 0.80 ms).
-# A namespace below the indexing threshold is searched exactly whatever ef is.
 # Segments without an index (below Qdrant's indexing threshold, or before `optimize`) are scanned exactly.
 _SEARCH_EF = 128
 # The embedding identity of the shard's vectors, a file of ours beside the engine's in its folder.
