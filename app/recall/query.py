@@ -308,8 +308,9 @@ _PETS = frozenset({"dog", "cat"})
 def relation_subjects(text: str) -> dict[str, str]:
     """The subject keys of the relations of someone the query names, each -> its owner's key, as
     the fact extraction writes them (`FactPatterns._relation_subject`: the relation word's English
-    name from `relations` in app/data/fact_patterns.yaml, else the word as written; also its
-    singular's): "Melanie's kids" -> "melanie's kids" and "melanie's child"; "张伟的妹妹" -> "张伟's sister". A
+    name from `relations` in app/data/fact_patterns.yaml, else the word as written; a plural the list
+    lacks also as its singular's): "Melanie's kids" -> "melanie's child", "Jon's moms" -> "jon's moms"
+    and "jon's mother"; "张伟的妹妹" -> "张伟's sister". A
     Chinese owner is a name of 2 or 3 characters before 的 (both are tried: nothing marks where the
     name starts); a Latin one may go without 的 (Melanie妈妈)."""
     relations = default_patterns().settings.relations
