@@ -173,6 +173,16 @@ CHINESE = [
     ("我老婆是护士", [("Bob's wife", "job", "护士")]),  # a role, not her name
     ("我老婆是王芳", [("Bob", "spouse", "王芳")]),
     ("我的生日是5月3日", [("Bob", "birthday", "5月3日")]),
+    # a clause that leaves its subject out is the speaker's ...
+    ("对，还住在高新区，离公司近。", [("Bob", "lives_in", "高新区")]),
+    ("我已经不在腾讯了，现在在小红书做数据分析师", [("Bob", "works_at", "小红书"), ("Bob", "job", "数据分析师")]),
+    ("下周三下午两点去上海跟他们谈细节", [("Bob", "trip_to", "上海")]),
+    ("去杭州见男朋友的家人了", [("Bob", "trip_to", "杭州")]),
+    # ... unless the last person named before it is someone else
+    ("他是程序员，在阿里巴巴工作", []),
+    ("我女朋友也在杭州，在浙大读研", []),
+    ("她今年九十岁了！然后在上海住了一周", []),
+    ("我的车还是本田飞度，飞度真是好车", [("Bob", "car", "本田飞度")]),
     # subject resolution
     ("我朋友的车是本田", [("Bob's friend", "car", "本田")]),
     ("我妈妈住在成都", [("Bob's mother", "lives_in", "成都")]),

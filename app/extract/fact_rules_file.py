@@ -34,7 +34,7 @@ _RULE_FIELDS = frozenset(
     {"id", "description", "slot", "confidence", "patterns", "polarity", "stops", "reject", "subject_carry", "keywords"}
 )
 _VALUE_FIELDS = frozenset({"max_length", "strip_leading", "trim_end", "stops", "reject"})
-_SUBJECT_FIELDS = frozenset({"first_person", "others", "owner", "possessive", "not_names"})
+_SUBJECT_FIELDS = frozenset({"first_person", "others", "owner", "possessive", "not_names", "dropped", "persons"})
 _SLOT_FIELDS = frozenset({"kind", "entities"})
 _ENTITY_MODES = ("whole", "names", "none")
 _SLOT_NAME = re.compile(r"[a-z][a-z0-9_]*")
@@ -81,6 +81,8 @@ class PatternSettings:
     owner: re.Pattern[str] | None = None
     possessive: re.Pattern[str] | None = None
     not_names: frozenset[str] = frozenset()
+    dropped: Mapping[str, str] = field(default_factory=dict)  # language -> the first person its clauses leave out
+    persons: LanguagePatterns = ()  # words that name a person, to know whom a dropped subject is
     relations: Mapping[str, str] = field(default_factory=dict)
     slot_aliases: Mapping[str, str] = field(default_factory=dict)
     slots: Mapping[str, SlotEntities] = field(default_factory=dict)
@@ -151,6 +153,8 @@ class RuleFileParser:
             owner=None if owner is None else self.compile(owner, "subjects.owner"),
             possessive=None if possessive is None else self.compile(possessive, "subjects.possessive"),
             not_names=self.word_set(subjects.get("not_names"), "subjects.not_names"),
+            dropped=self.string_map(subjects.get("dropped"), "subjects.dropped"),
+            persons=self.by_language(subjects.get("persons"), "subjects.persons"),
             relations={normalize_name(k): v for k, v in relations.items()},
             slot_aliases=self.parse_aliases(data.get("slot_aliases")),
             slots=self.parse_slots(data.get("slots")),

@@ -101,6 +101,15 @@ class _Found:
 
 
 @dataclass(frozen=True)
+class _Lent:
+    """A subject a clause without one is read behind: the previous clause's, or the speaker's own
+    where the language leaves it out (`subjects.dropped`; an empty span: nothing in the turn says it)."""
+
+    subject_text: str
+    subject_span: tuple[int, int]
+
+
+@dataclass(frozen=True)
 class _Candidate:
     confidence: float
     order: int  # the rule's position in the bank, for ties
@@ -131,7 +140,7 @@ class FactPatterns:
         facts: list[FactMention] = []
         work = fold_width(text)
         for start, end in self._sentences(work):
-            carry: _Found | None = None
+            carry: _Lent | None = None
             clauses = list(self._clauses(work, start, end))
             for index, clause in enumerate(clauses):
                 # A question is asked clause by clause, up to where the next clause starts (so the
@@ -141,10 +150,10 @@ class FactPatterns:
                     carry = None
                     continue
                 found, matched = self._read_clause(text, work, clause, speaker, None)
-                if not matched and carry is not None:
-                    found, _ = self._read_clause(text, work, clause, speaker, carry)
+                if not matched and (lent := carry or self._dropped_subject(work, clause)) is not None:
+                    found, _ = self._read_clause(text, work, clause, speaker, lent)
                 facts.extend(item.fact for item in found)
-                carry = found[-1] if found else None
+                carry = _Lent(found[-1].subject_text, found[-1].subject_span) if found else None
         return facts
 
     def clauses(self, text: str) -> list[list[tuple[int, int]]]:
@@ -180,7 +189,7 @@ class FactPatterns:
                 yield piece_start, piece_end
 
     def _read_clause(
-        self, text: str, work: str, bounds: tuple[int, int], speaker: str, carry: _Found | None
+        self, text: str, work: str, bounds: tuple[int, int], speaker: str, carry: _Lent | None
     ) -> tuple[list[_Found], bool]:
         """The facts of one clause, and whether any pattern matched it at all (even if refused later).
 
@@ -387,6 +396,23 @@ class FactPatterns:
         before = self._first(settings.negation_before_value, frame.languages, target, 0, value_start)
         return before is not None or self._first(settings.negation_anywhere, frame.languages, target) is not None
 
+    def _dropped_subject(self, work: str, clause: tuple[int, int]) -> _Lent | None:
+        """The speaker as the subject of a clause that leaves its subject out, in a language that does
+        (`subjects.dropped`: "还住在高新区" is 我还住在高新区), unless the last person the turn names
+        before the clause is someone else (`subjects.persons`: "他是程序员，在阿里巴巴工作" is his work,
+        "我女朋友也在杭州，在浙大读研" hers)."""
+        languages = self._languages(work[clause[0] : clause[1]])
+        for lang, persons in self.settings.persons:
+            word = self.settings.dropped.get(lang)
+            if word is None or lang not in languages:
+                continue
+            last = None
+            for last in persons.finditer(work, 0, clause[0]):  # noqa: B007 (the last one is wanted)
+                pass
+            if last is None or last.group().casefold() in self.settings.first_person:
+                return _Lent(word, (clause[0], clause[0]))
+        return None
+
     def _languages(self, text: str) -> frozenset[str]:
         """The languages (of those with a script) that `text` is written in."""
         return frozenset(lang for lang, script in self.settings.scripts.items() if script.search(text))
@@ -491,7 +517,7 @@ class _Frame:
     target: str
     shift: int  # length of the borrowed subject and its joiner
     clause_start: int  # offset of the clause in the turn
-    carry: _Found | None
+    carry: _Lent | None
     languages: frozenset[str]  # the languages the clause is written in
 
     def original(self, index: int) -> int:
