@@ -45,7 +45,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -139,6 +139,7 @@ class FactPatterns:
             raise ValueError("speaker must not be blank")
         facts: list[FactMention] = []
         work = fold_width(text)
+        people = self._people(work)
         for start, end in self._sentences(work):
             carry: _Lent | None = None
             clauses = list(self._clauses(work, start, end))
@@ -150,7 +151,7 @@ class FactPatterns:
                     carry = None
                     continue
                 found, matched = self._read_clause(text, work, clause, speaker, None)
-                if not matched and (lent := carry or self._dropped_subject(work, clause)) is not None:
+                if not matched and (lent := carry or self._dropped_subject(work, clause, people)) is not None:
                     found, _ = self._read_clause(text, work, clause, speaker, lent)
                 facts.extend(item.fact for item in found)
                 carry = _Lent(found[-1].subject_text, found[-1].subject_span) if found else None
@@ -212,10 +213,11 @@ class FactPatterns:
             for lang, pattern in rule.patterns:
                 if not self._applies(lang, languages):
                     continue
-                m = pattern.search(target)
+                # a lent subject is the clause's start: only a match there counts
+                m = pattern.search(target) if carry is None else pattern.match(target)
                 if m is None:
                     continue
-                if carry is not None and (m.start() != 0 or m.group("subject") != carry.subject_text):
+                if carry is not None and m.group("subject") != carry.subject_text:
                     continue
                 matched = True
                 frame = _Frame(text, target, len(lead), start, carry, languages)
@@ -396,21 +398,31 @@ class FactPatterns:
         before = self._first(settings.negation_before_value, frame.languages, target, 0, value_start)
         return before is not None or self._first(settings.negation_anywhere, frame.languages, target) is not None
 
-    def _dropped_subject(self, work: str, clause: tuple[int, int]) -> _Lent | None:
+    def _people(self, work: str) -> dict[str, list[tuple[int, bool]]]:
+        """Where the turn names a person (`subjects.persons`), per language that leaves out subjects:
+        (offset, whether the person is first person), in text order."""
+        return {
+            lang: [(m.start(), m.group().casefold() in self.settings.first_person) for m in persons.finditer(work)]
+            for lang, persons in self.settings.persons
+            if lang in self.settings.dropped
+        }
+
+    def _dropped_subject(
+        self, work: str, clause: tuple[int, int], people: Mapping[str, list[tuple[int, bool]]]
+    ) -> _Lent | None:
         """The speaker as the subject of a clause that leaves its subject out, in a language that does
         (`subjects.dropped`: "还住在高新区" is 我还住在高新区), unless the last person the turn names
         before the clause is someone else (`subjects.persons`: "他是程序员，在阿里巴巴工作" is his work,
         "我女朋友也在杭州，在浙大读研" hers)."""
+        if not people:
+            return None
         languages = self._languages(work[clause[0] : clause[1]])
-        for lang, persons in self.settings.persons:
-            word = self.settings.dropped.get(lang)
-            if word is None or lang not in languages:
+        for lang, named in people.items():
+            if lang not in languages:
                 continue
-            last = None
-            for last in persons.finditer(work, 0, clause[0]):  # noqa: B007 (the last one is wanted)
-                pass
-            if last is None or last.group().casefold() in self.settings.first_person:
-                return _Lent(word, (clause[0], clause[0]))
+            before = [first_person for offset, first_person in named if offset < clause[0]]
+            if not before or before[-1]:
+                return _Lent(self.settings.dropped[lang], (clause[0], clause[0]))
         return None
 
     def _languages(self, text: str) -> frozenset[str]:
