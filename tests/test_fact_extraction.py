@@ -568,6 +568,10 @@ def test_a_custom_bank_extracts_with_its_own_rules(tmp_path: Path) -> None:
         ({**MINIMAL, "slot_aliases": {"car": "Car!"}}, r"field 'slot_aliases\.car': expected a snake_case slot name"),
         ({**MINIMAL, "subjects": {"first_person": [True]}}, r"field 'subjects\.first_person'.*True \(quote it\)"),
         ({**MINIMAL, "questions": {"en": ["(unclosed"]}}, r"field 'questions\.en\[0\]': bad regular expression"),
+        (
+            {**MINIMAL, "subjects": {"dropped": {"zh": "我"}}},
+            r"field 'subjects\.dropped\.zh': a language here needs its subjects\.persons",
+        ),
     ],
 )
 def test_loader_names_the_rule_and_field_of_an_error(tmp_path: Path, data: object, message: str) -> None:

@@ -141,6 +141,11 @@ class RuleFileParser:
         if isinstance(max_length, bool) or not isinstance(max_length, int) or max_length < 8:
             raise self.error("field 'value.max_length'", f"expected an integer of at least 8, got {max_length!r}")
         scripts = self.string_map(data.get("scripts"), "scripts")
+        dropped = self.string_map(subjects.get("dropped"), "subjects.dropped")
+        persons = self.by_language(subjects.get("persons"), "subjects.persons")
+        if missing := sorted(set(dropped) - {lang for lang, _ in persons}):
+            # whom a left-out subject is depends on the persons named before it
+            raise self.error(f"field 'subjects.dropped.{missing[0]}'", "a language here needs its subjects.persons")
         return PatternSettings(
             sentence_end=self.compile(sentence, "boundaries.sentence"),
             clause_separator=separator,
@@ -153,8 +158,8 @@ class RuleFileParser:
             owner=None if owner is None else self.compile(owner, "subjects.owner"),
             possessive=None if possessive is None else self.compile(possessive, "subjects.possessive"),
             not_names=self.word_set(subjects.get("not_names"), "subjects.not_names"),
-            dropped=self.string_map(subjects.get("dropped"), "subjects.dropped"),
-            persons=self.by_language(subjects.get("persons"), "subjects.persons"),
+            dropped=dropped,
+            persons=persons,
             relations={normalize_name(k): v for k, v in relations.items()},
             slot_aliases=self.parse_aliases(data.get("slot_aliases")),
             slots=self.parse_slots(data.get("slots")),

@@ -16,7 +16,9 @@ What the extractor does and does not do (the data file has the Chinese forms of 
   relation word ("my mother"): there is no Chinese name recognition.
 - A clause without a subject of its own borrows the previous clause's ("I live in Berlin and work at
   Acme"); `name` rules never borrow, since a bare "called X" after a comma usually names what was just
-  mentioned ("I have a dog, called Rex" is not the speaker's name).
+  mentioned ("I have a dog, called Rex" is not the speaker's name). A Chinese clause that leaves its
+  subject out and borrows none is the speaker's ("还住在高新区，离公司近"), unless the last person the
+  turn names before it is someone else ("他是程序员，在阿里巴巴工作"): `subjects.dropped` and `persons`.
 - Negation: a negation cue between the clause start and the value ("don't", "never", "no longer") or
   "anymore" anywhere in the clause drops the fact; nothing negative is stored for a positive slot ("I
   don't live in Berlin anymore" gives nothing). Negative rules (`dislikes`) state the negation
