@@ -37,26 +37,27 @@ def _load_evaluator() -> ModuleType:
 evaluator = _load_evaluator()
 
 # (category, language) -> (precision floor, recall floor).
-# Measured: facts en 0.870/0.526, zh 0.967/0.617, overall 0.925/0.576; times en 0.800/0.800,
-# zh 0.917/0.917, overall 0.855/0.855; dates en 1.000/1.000, zh 0.952/0.952 (37 facts found and
-# labelled with a date or none; the miss is 十月三号 read in the wrong year, a times error);
-# supersessions en 1.000/0.500, zh 1.000/0.600, overall 1.000/0.545 (multi-valued slots never
-# supersede). The floors stayed where they were when en4/zh4 (easier turns) were added; the Chinese
-# facts' floors rose with zh5 (adverbs and particles after values), and again with the speaker as the
-# subject a Chinese clause leaves out (`subjects.dropped`).
+# Measured: facts en 0.870/0.526, zh 0.970/0.691, overall 0.929/0.618; times en 0.800/0.800,
+# zh 0.917/0.917, overall 0.855/0.855; dates en 1.000/1.000, zh 0.917/0.917 (39 facts found and
+# labelled with a date or none; the misses: 十月三号 read in the wrong year, a times error, and a role
+# in a clause after its date, "下周一开始在网易上班，做产品经理"); supersessions en 1.000/0.500,
+# zh 1.000/0.700, overall 1.000/0.591 (multi-valued slots never supersede). The floors stayed where
+# they were when en4/zh4 (easier turns) were added; the Chinese facts' floors rose with zh5 (adverbs
+# and particles after values), and again with the speaker as the subject a Chinese clause leaves out
+# (`subjects.dropped`).
 FLOORS: dict[tuple[str, str], tuple[float, float]] = {
     ("facts", "en"): (0.75, 0.35),
-    ("facts", "zh"): (0.90, 0.50),
-    ("facts", "overall"): (0.85, 0.50),
+    ("facts", "zh"): (0.90, 0.60),
+    ("facts", "overall"): (0.85, 0.55),
     ("times", "en"): (0.70, 0.70),
     ("times", "zh"): (0.80, 0.80),
     ("times", "overall"): (0.75, 0.75),
     ("dates", "en"): (0.95, 0.95),
-    ("dates", "zh"): (0.90, 0.90),
+    ("dates", "zh"): (0.85, 0.85),
     ("dates", "overall"): (0.90, 0.90),
     ("supersessions", "en"): (0.95, 0.25),
-    ("supersessions", "zh"): (0.95, 0.55),
-    ("supersessions", "overall"): (0.95, 0.45),
+    ("supersessions", "zh"): (0.95, 0.65),
+    ("supersessions", "overall"): (0.95, 0.50),
 }
 
 

@@ -302,7 +302,7 @@ _CHINESE_OWNER = re.compile(r"(?P<owner>[\u4e00-\u9fff]{2,3})的$")
 _PRONOUN_END = re.compile(r"[我你您他她它]$")  # 和她的孩子们: a pronoun, no name
 # A pet is told as its owner's fact too ("I have a dog named Luna": Melanie's `pet`), so "Melanie's
 # dog" keeps Melanie's facts.
-_PETS = frozenset({"dog", "cat"})
+_PETS = frozenset({"dog", "cat", "parrot", "goldfish", "rabbit", "hamster", "turtle"})
 
 
 def relation_subjects(text: str) -> dict[str, str]:
