@@ -185,6 +185,9 @@ CHINESE = [
     ("我还在京东，做UI设计师", [("Bob", "job", "UI设计师")]),
     ("我周末做手工", []),  # 做 with a role only
     ("我喜欢看到你这么投入地帮助别人", []),  # a moment one is glad of, no preference
+    ("国庆我去了一趟日本，在东京待了五天", [("Bob", "trip_to", "日本"), ("Bob", "trip_to", "东京")]),
+    ("我在家待了一天", []),  # home is no trip
+    ("我在北京住了八年", [("Bob", "lives_in", "北京")]),  # years of it are living there
     ("我养的鹦鹉叫豆豆，它都三岁了", [("Bob", "pet", "鹦鹉"), ("Bob's parrot", "name", "豆豆")]),
     ("我上周末领养了一只狗，名字叫豆包", [("Bob", "pet", "狗")]),
     ("我家只有一条金鱼", [("Bob", "pet", "金鱼")]),
