@@ -401,12 +401,13 @@ class FactPatterns:
         return before is not None or self._first(settings.negation_anywhere, frame.languages, target) is not None
 
     def _people(self, work: str) -> dict[str, list[tuple[int, bool]]]:
-        """Where the turn names a person (`subjects.persons`), per language that leaves out subjects:
-        (offset, whether the person is first person), in text order."""
+        """Where the turn names a person (`subjects.persons`), per language that leaves out subjects and
+        that the turn is written in (an English turn is not scanned): (offset, whether the person is
+        first person), in text order."""
         return {
             lang: [(m.start(), m.group().casefold() in self.settings.first_person) for m in persons.finditer(work)]
             for lang, persons in self.settings.persons
-            if lang in self.settings.dropped
+            if lang in self.settings.dropped and lang in self._languages(work)
         }
 
     def _dropped_subject(
